@@ -1,0 +1,472 @@
+//! Validation of a new bundle as an agent asks it (`ask_user_question_kandev`).
+//!
+//! A bundle holds 1–4 questions, each with a prompt and 2–6 labelled options.
+//! Identifiers the agent leaves out are assigned (`q1…`, `q1_opt1…`) so that
+//! every stored question and option can be named by an answer (L16).
+
+use alloc::collections::BTreeSet;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::Deserialize;
+
+use crate::field::FieldPath;
+use crate::question::{Question, QuestionOption};
+use crate::runes::rune_count;
+use crate::serde_util::null_as_default;
+
+/// The fewest questions a bundle may hold.
+pub const MIN_QUESTIONS: usize = 1;
+/// The most questions a bundle may hold.
+pub const MAX_QUESTIONS: usize = 4;
+/// The fewest options a question may offer.
+pub const MIN_OPTIONS: usize = 2;
+/// The most options a question may offer.
+pub const MAX_OPTIONS: usize = 6;
+/// The longest identifier an agent may choose, in runes.
+pub const MAX_ID_RUNES: usize = 64;
+/// The longest title, in runes.
+pub const MAX_TITLE_RUNES: usize = 200;
+/// The longest prompt, in runes.
+pub const MAX_PROMPT_RUNES: usize = 10_000;
+/// The longest option label, in runes.
+pub const MAX_LABEL_RUNES: usize = 500;
+/// The longest option description, in runes.
+pub const MAX_DESCRIPTION_RUNES: usize = 2_000;
+/// The longest shared context, in runes.
+pub const MAX_CONTEXT_RUNES: usize = 20_000;
+
+/// A bundle as an agent submits it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default)]
+pub struct NewBundle {
+    /// The questions, 1–4.
+    #[serde(deserialize_with = "null_as_default")]
+    pub questions: Vec<NewQuestion>,
+    /// Context shown once above the questions.
+    #[serde(deserialize_with = "null_as_default")]
+    pub context: String,
+    /// The same context as paragraphs; joined with blank lines.
+    #[serde(deserialize_with = "null_as_default")]
+    pub context_paragraphs: Vec<String>,
+}
+
+/// A question as an agent submits it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default)]
+pub struct NewQuestion {
+    /// An identifier of the agent's choosing; assigned when empty.
+    #[serde(alias = "question_id", deserialize_with = "null_as_default")]
+    pub id: String,
+    /// A short heading.
+    #[serde(deserialize_with = "null_as_default")]
+    pub title: String,
+    /// The question itself; required.
+    #[serde(deserialize_with = "null_as_default")]
+    pub prompt: String,
+    /// The choices, 2–6.
+    #[serde(deserialize_with = "null_as_default")]
+    pub options: Vec<NewOption>,
+}
+
+/// An option as an agent submits it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default)]
+pub struct NewOption {
+    /// An identifier of the agent's choosing; assigned when empty.
+    #[serde(alias = "option_id", deserialize_with = "null_as_default")]
+    pub id: String,
+    /// What the option says; required.
+    #[serde(deserialize_with = "null_as_default")]
+    pub label: String,
+    /// A longer explanation.
+    #[serde(deserialize_with = "null_as_default")]
+    pub description: String,
+}
+
+/// A validated bundle, ready to store: every id assigned, text trimmed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BundleSpec {
+    /// The questions in the order asked; `question_index` is the position.
+    pub questions: Vec<Question>,
+    /// Shared context, `""` when none.
+    pub context: String,
+}
+
+/// Why a new bundle was refused. Each message starts with the field it names.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CreateError {
+    /// The bundle has fewer than 1 or more than 4 questions.
+    #[error("questions: a bundle has {MIN_QUESTIONS} to {MAX_QUESTIONS} questions, got {got}")]
+    QuestionCount {
+        /// How many were given.
+        got: usize,
+    },
+    /// A question offers fewer than 2 or more than 6 options.
+    #[error("{field}: a question has {MIN_OPTIONS} to {MAX_OPTIONS} options, got {got}")]
+    OptionCount {
+        /// `questions[i].options`.
+        field: FieldPath,
+        /// How many were given.
+        got: usize,
+    },
+    /// A required text (prompt, label) is empty or only whitespace.
+    #[error("{field}: is required")]
+    Required {
+        /// The empty field.
+        field: FieldPath,
+    },
+    /// A text is longer than its limit.
+    #[error("{field}: is {runes} characters, the limit is {max}")]
+    TooLong {
+        /// The long field.
+        field: FieldPath,
+        /// Its length in runes.
+        runes: usize,
+        /// The limit in runes.
+        max: usize,
+    },
+    /// An identifier is too long or contains whitespace or control characters.
+    #[error("{field}: {id:?} is not a valid id (1 to {MAX_ID_RUNES} characters, no spaces)")]
+    InvalidId {
+        /// The id field.
+        field: FieldPath,
+        /// The id given.
+        id: String,
+    },
+    /// Two questions, or two options of one question, share an id.
+    #[error("{field}: duplicate id {id:?}")]
+    DuplicateId {
+        /// The second use of the id.
+        field: FieldPath,
+        /// The repeated id.
+        id: String,
+    },
+    /// Both `context` and `context_paragraphs` were given.
+    #[error("context: give either context or context_paragraphs, not both")]
+    TwoContexts,
+}
+
+impl CreateError {
+    /// The field the error names, as a path into the request.
+    #[must_use]
+    pub fn field(&self) -> FieldPath {
+        match self {
+            Self::QuestionCount { .. } => FieldPath::root("questions"),
+            Self::OptionCount { field, .. }
+            | Self::Required { field }
+            | Self::TooLong { field, .. }
+            | Self::InvalidId { field, .. }
+            | Self::DuplicateId { field, .. } => field.clone(),
+            Self::TwoContexts => FieldPath::root("context"),
+        }
+    }
+}
+
+/// Validates a new bundle and assigns the identifiers the agent left out.
+///
+/// # Errors
+/// The first rule the bundle breaks, naming its field.
+pub fn validate_new_bundle(bundle: &NewBundle) -> Result<BundleSpec, CreateError> {
+    let count = bundle.questions.len();
+    if !(MIN_QUESTIONS..=MAX_QUESTIONS).contains(&count) {
+        return Err(CreateError::QuestionCount { got: count });
+    }
+    let context = shared_context(bundle)?;
+
+    let explicit_ids = explicit_ids(
+        bundle.questions.iter().map(|q| q.id.as_str()),
+        &FieldPath::root("questions"),
+    )?;
+    let mut ids = IdAllocator::new(explicit_ids);
+    let mut questions = Vec::with_capacity(count);
+    for (index, new) in bundle.questions.iter().enumerate() {
+        let field = FieldPath::root("questions").at(index);
+        let question_id = ids.take_or_assign(new.id.trim(), |n| format!("q{n}"), index + 1);
+        questions.push(validate_question(new, question_id, &field)?);
+    }
+    Ok(BundleSpec { questions, context })
+}
+
+fn shared_context(bundle: &NewBundle) -> Result<String, CreateError> {
+    let paragraphs: Vec<&str> = bundle
+        .context_paragraphs
+        .iter()
+        .map(|p| p.trim())
+        .filter(|p| !p.is_empty())
+        .collect();
+    let context = match (bundle.context.trim(), paragraphs.is_empty()) {
+        (single, true) => String::from(single),
+        ("", false) => paragraphs.join("\n\n"),
+        (_, false) => return Err(CreateError::TwoContexts),
+    };
+    check_len(&context, FieldPath::root("context"), MAX_CONTEXT_RUNES)?;
+    Ok(context)
+}
+
+fn validate_question(
+    new: &NewQuestion,
+    question_id: String,
+    field: &FieldPath,
+) -> Result<Question, CreateError> {
+    let title = new.title.trim();
+    check_len(title, field.clone().dot("title"), MAX_TITLE_RUNES)?;
+    let prompt = required(&new.prompt, field.clone().dot("prompt"), MAX_PROMPT_RUNES)?;
+
+    let options_field = field.clone().dot("options");
+    let count = new.options.len();
+    if !(MIN_OPTIONS..=MAX_OPTIONS).contains(&count) {
+        return Err(CreateError::OptionCount {
+            field: options_field,
+            got: count,
+        });
+    }
+    let explicit = explicit_ids(new.options.iter().map(|o| o.id.as_str()), &options_field)?;
+    let mut ids = IdAllocator::new(explicit);
+    let mut options = Vec::with_capacity(count);
+    for (index, option) in new.options.iter().enumerate() {
+        let field = options_field.clone().at(index);
+        let option_id = ids.take_or_assign(
+            option.id.trim(),
+            |n| format!("{question_id}_opt{n}"),
+            index + 1,
+        );
+        let label = required(&option.label, field.clone().dot("label"), MAX_LABEL_RUNES)?;
+        let description = option.description.trim();
+        check_len(description, field.dot("description"), MAX_DESCRIPTION_RUNES)?;
+        options.push(QuestionOption {
+            option_id,
+            label,
+            description: String::from(description),
+        });
+    }
+    Ok(Question {
+        question_id,
+        title: String::from(title),
+        prompt,
+        options,
+    })
+}
+
+fn required(text: &str, field: FieldPath, max: usize) -> Result<String, CreateError> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Err(CreateError::Required { field });
+    }
+    check_len(trimmed, field, max)?;
+    Ok(String::from(trimmed))
+}
+
+fn check_len(text: &str, field: FieldPath, max: usize) -> Result<(), CreateError> {
+    let runes = rune_count(text);
+    if runes > max {
+        return Err(CreateError::TooLong { field, runes, max });
+    }
+    Ok(())
+}
+
+/// Checks the ids the agent chose: well formed and unique among siblings.
+fn explicit_ids<'a>(
+    ids: impl Iterator<Item = &'a str>,
+    parent: &FieldPath,
+) -> Result<BTreeSet<String>, CreateError> {
+    let mut seen = BTreeSet::new();
+    for (index, raw) in ids.enumerate() {
+        let id = raw.trim();
+        if id.is_empty() {
+            continue;
+        }
+        let field = parent.clone().at(index).dot("id");
+        let well_formed = rune_count(id) <= MAX_ID_RUNES
+            && !id.chars().any(|c| c.is_whitespace() || c.is_control());
+        if !well_formed {
+            return Err(CreateError::InvalidId {
+                field,
+                id: String::from(id),
+            });
+        }
+        if !seen.insert(String::from(id)) {
+            return Err(CreateError::DuplicateId {
+                field,
+                id: String::from(id),
+            });
+        }
+    }
+    Ok(seen)
+}
+
+/// Hands out generated ids that never collide with the agent's own.
+struct IdAllocator {
+    taken: BTreeSet<String>,
+}
+
+impl IdAllocator {
+    fn new(explicit: BTreeSet<String>) -> Self {
+        Self { taken: explicit }
+    }
+
+    /// Keeps an explicit id, or generates `make(n)` for the first free
+    /// `n >= preferred` so that positions and ids line up when they can.
+    fn take_or_assign(
+        &mut self,
+        explicit: &str,
+        make: impl Fn(usize) -> String,
+        preferred: usize,
+    ) -> String {
+        if !explicit.is_empty() {
+            return String::from(explicit);
+        }
+        let mut n = preferred;
+        loop {
+            let candidate = make(n);
+            if self.taken.insert(candidate.clone()) {
+                return candidate;
+            }
+            n += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+    use alloc::vec;
+
+    fn option(label: &str) -> NewOption {
+        NewOption {
+            label: label.to_string(),
+            ..NewOption::default()
+        }
+    }
+
+    fn question(prompt: &str, labels: &[&str]) -> NewQuestion {
+        NewQuestion {
+            prompt: prompt.to_string(),
+            options: labels.iter().map(|l| option(l)).collect(),
+            ..NewQuestion::default()
+        }
+    }
+
+    fn bundle(questions: Vec<NewQuestion>) -> NewBundle {
+        NewBundle {
+            questions,
+            ..NewBundle::default()
+        }
+    }
+
+    #[test]
+    fn assigns_question_and_option_ids() {
+        let spec = validate_new_bundle(&bundle(vec![
+            question("Which DB?", &["SQLite", "Postgres"]),
+            question("Which port?", &["80", "443", "8080"]),
+        ]))
+        .unwrap();
+        assert_eq!(spec.questions[0].question_id, "q1");
+        assert_eq!(spec.questions[1].question_id, "q2");
+        assert_eq!(spec.questions[1].options[2].option_id, "q2_opt3");
+        assert_eq!(spec.questions[0].options[1].label, "Postgres");
+    }
+
+    #[test]
+    fn generated_ids_avoid_explicit_ones() {
+        let mut second = question("B?", &["x", "y"]);
+        second.id = "q1".to_string();
+        let spec = validate_new_bundle(&bundle(vec![question("A?", &["x", "y"]), second])).unwrap();
+        assert_eq!(spec.questions[1].question_id, "q1");
+        assert_eq!(spec.questions[0].question_id, "q2");
+        assert_eq!(spec.questions[0].options[0].option_id, "q2_opt1");
+    }
+
+    #[test]
+    fn question_count_is_one_to_four() {
+        let err = validate_new_bundle(&bundle(vec![])).unwrap_err();
+        assert_eq!(err, CreateError::QuestionCount { got: 0 });
+        let five = (0..5).map(|_| question("?", &["a", "b"])).collect();
+        assert_eq!(
+            validate_new_bundle(&bundle(five))
+                .unwrap_err()
+                .field()
+                .as_str(),
+            "questions"
+        );
+        let four = (0..4).map(|_| question("?", &["a", "b"])).collect();
+        assert!(validate_new_bundle(&bundle(four)).is_ok());
+    }
+
+    #[test]
+    fn option_count_is_two_to_six() {
+        let one = validate_new_bundle(&bundle(vec![question("?", &["a"])])).unwrap_err();
+        assert_eq!(one.field().as_str(), "questions[0].options");
+        let seven = ["a", "b", "c", "d", "e", "f", "g"];
+        let err = validate_new_bundle(&bundle(vec![question("?", &seven)])).unwrap_err();
+        assert!(
+            err.to_string().starts_with("questions[0].options: "),
+            "{err}"
+        );
+        assert!(validate_new_bundle(&bundle(vec![question("?", &seven[..6])])).is_ok());
+    }
+
+    #[test]
+    fn prompt_and_label_are_required() {
+        let err = validate_new_bundle(&bundle(vec![question("  ", &["a", "b"])])).unwrap_err();
+        assert_eq!(err.field().as_str(), "questions[0].prompt");
+        let err = validate_new_bundle(&bundle(vec![
+            question("?", &["a", "b"]),
+            question("?", &["a", ""]),
+        ]))
+        .unwrap_err();
+        assert_eq!(err.field().as_str(), "questions[1].options[1].label");
+    }
+
+    #[test]
+    fn duplicate_ids_are_rejected_and_named() {
+        let mut a = question("A?", &["x", "y"]);
+        a.id = "same".to_string();
+        let mut b = question("B?", &["x", "y"]);
+        b.id = " same ".to_string();
+        let err = validate_new_bundle(&bundle(vec![a, b])).unwrap_err();
+        assert_eq!(err.field().as_str(), "questions[1].id");
+
+        let mut q = question("A?", &["x", "y"]);
+        q.options[0].id = "o".to_string();
+        q.options[1].id = "o".to_string();
+        let err = validate_new_bundle(&bundle(vec![q])).unwrap_err();
+        assert_eq!(err.field().as_str(), "questions[0].options[1].id");
+    }
+
+    #[test]
+    fn ids_with_spaces_are_invalid() {
+        let mut q = question("A?", &["x", "y"]);
+        q.id = "a b".to_string();
+        let err = validate_new_bundle(&bundle(vec![q])).unwrap_err();
+        assert!(matches!(err, CreateError::InvalidId { .. }));
+    }
+
+    #[test]
+    fn context_paragraphs_join_with_blank_lines() {
+        let mut b = bundle(vec![question("?", &["a", "b"])]);
+        b.context_paragraphs = vec!["one".to_string(), " ".to_string(), "two".to_string()];
+        assert_eq!(validate_new_bundle(&b).unwrap().context, "one\n\ntwo");
+        b.context = "both".to_string();
+        assert_eq!(
+            validate_new_bundle(&b).unwrap_err(),
+            CreateError::TwoContexts
+        );
+    }
+
+    #[test]
+    fn deserializes_null_as_absent_and_accepts_id_aliases() {
+        let b: NewBundle = serde_json::from_str(
+            r#"{"questions":[{"question_id":"db","title":null,"prompt":"P",
+                "options":[{"option_id":"a","label":"A","description":null},{"label":"B"}]}],
+                "context":null}"#,
+        )
+        .unwrap();
+        let spec = validate_new_bundle(&b).unwrap();
+        assert_eq!(spec.questions[0].question_id, "db");
+        assert_eq!(spec.questions[0].options[0].option_id, "a");
+        assert_eq!(spec.questions[0].options[1].option_id, "db_opt2");
+    }
+}

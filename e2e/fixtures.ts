@@ -1,0 +1,49 @@
+// A real `clarify` server per worker: bound to 127.0.0.1:0 with its own
+// SQLite file, its URL read from the line it prints once it is listening.
+import { test as base, expect } from '@playwright/test';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+export interface Server {
+  url: string;
+}
+
+const binary = process.env.CLARIFY_BIN ?? resolve(__dirname, '../target/debug/clarify');
+
+async function startServer(): Promise<{ server: Server; child: ChildProcess; dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'clarify-e2e-'));
+  const child = spawn(binary, ['serve', '--listen', '127.0.0.1:0'], {
+    cwd: dir,
+    env: { ...process.env, CLARIFY_DATABASE_URL: `sqlite://${join(dir, 'clarify.db')}` },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      const match = /^listening on (http:\/\/\S+)$/.exec(line);
+      if (match) resolveUrl(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`clarify exited early with ${code}`)));
+    child.once('error', reject);
+  });
+  return { server: { url }, child, dir };
+}
+
+export const test = base.extend<{}, { server: Server }>({
+  server: [
+    async ({}, use) => {
+      const { server, child, dir } = await startServer();
+      await use(server);
+      child.kill('SIGTERM');
+      await new Promise((done) => child.once('exit', done));
+      rmSync(dir, { recursive: true, force: true });
+    },
+    { scope: 'worker' },
+  ],
+  baseURL: async ({ server }, use) => use(server.url),
+});
+
+export { expect };

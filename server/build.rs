@@ -1,0 +1,168 @@
+//! Compiles `clarify-web` to wasm and runs wasm-bindgen on it, leaving
+//! `clarify_web.js` and `clarify_web_bg.wasm` in `OUT_DIR/web` for
+//! `src/web_assets.rs` to embed (DESIGN.md "Building the web overlay").
+
+use std::{
+    env,
+    ffi::OsString,
+    fs,
+    io::{self, Write as _},
+    path::{Path, PathBuf},
+    process::{Command, ExitCode, Stdio},
+};
+
+use wasm_bindgen_cli_support::Bindgen;
+
+const SKIP_VAR: &str = "CLARIFY_SKIP_WEB_BUILD";
+const WASM_TARGET: &str = "wasm32-unknown-unknown";
+const PROFILE: &str = "wasm-release";
+
+type Result<T, E = Box<dyn std::error::Error>> = std::result::Result<T, E>;
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // Cargo shows a failed build script's stderr verbatim; a panic
+            // would bury the child's errors under a backtrace.
+            let _ = writeln!(io::stderr(), "error: building the web overlay failed: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<()> {
+    let manifest_dir =
+        PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").ok_or("CARGO_MANIFEST_DIR unset")?);
+    let workspace = manifest_dir
+        .parent()
+        .ok_or("server/ has no parent")?
+        .to_path_buf();
+    let out_web = PathBuf::from(env::var_os("OUT_DIR").ok_or("OUT_DIR unset")?).join("web");
+
+    for path in [
+        "web/src",
+        "web/Cargo.toml",
+        "core/src",
+        "core/Cargo.toml",
+        "Cargo.lock",
+        // Profiles and workspace dependency versions live here.
+        "Cargo.toml",
+        "rust-toolchain.toml",
+        "server/assets",
+    ] {
+        println!("cargo:rerun-if-changed={}", workspace.join(path).display());
+    }
+    println!("cargo:rerun-if-env-changed={SKIP_VAR}");
+
+    fs::create_dir_all(&out_web)?;
+
+    if env::var_os(SKIP_VAR).is_some() {
+        println!(
+            "cargo:warning={SKIP_VAR} is set: the web overlay is NOT built and the binary serves empty assets"
+        );
+        fs::write(out_web.join("clarify_web.js"), "")?;
+        fs::write(out_web.join("clarify_web_bg.wasm"), "")?;
+        return Ok(());
+    }
+
+    let wasm = build_wasm(&workspace)?;
+    Bindgen::new()
+        .input_path(&wasm)
+        .web(true)?
+        // The library defaults to omitting `new URL('…_bg.wasm', import.meta.url)`
+        // (the CLI does not); without it `init()` has no module to fetch.
+        .omit_default_module_path(false)
+        .typescript(false)
+        .generate(&out_web)
+        .map_err(|e| format!("wasm-bindgen on {}: {e:#}", wasm.display()))?;
+    Ok(())
+}
+
+/// Runs a plain child `cargo build` of `clarify-web` and returns the `.wasm`.
+fn build_wasm(workspace: &Path) -> Result<PathBuf> {
+    // The outer cargo holds the lock on its own target dir for the whole
+    // build, so sharing it would deadlock.
+    let target_dir = workspace.join("target").join("web");
+    let cargo = env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
+
+    let mut command = Command::new(cargo);
+    command
+        .arg("build")
+        .args(["-p", "clarify-web", "--lib"])
+        .args(["--target", WASM_TARGET])
+        .args(["--profile", PROFILE])
+        .arg("--target-dir")
+        .arg(&target_dir)
+        .arg("--manifest-path")
+        .arg(workspace.join("Cargo.toml"))
+        .current_dir(workspace)
+        .stdin(Stdio::null())
+        // Anything on our stdout would be parsed as `cargo:` directives.
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    for (key, _) in env::vars_os() {
+        if confuses_child_cargo(&key.to_string_lossy()) {
+            command.env_remove(&key);
+        }
+    }
+
+    let output = command
+        .output()
+        .map_err(|e| format!("cannot run cargo for the wasm build: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "`cargo build -p clarify-web --target {WASM_TARGET} --profile {PROFILE}` failed ({}); \
+             set {SKIP_VAR}=1 to build the server without the overlay.\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        )
+        .into());
+    }
+
+    let wasm = target_dir
+        .join(WASM_TARGET)
+        .join(PROFILE)
+        .join("clarify_web.wasm");
+    if !wasm.is_file() {
+        return Err(format!("the wasm build succeeded but {} is missing", wasm.display()).into());
+    }
+    Ok(wasm)
+}
+
+/// Variables the outer cargo set for this build script (or that configure
+/// the outer build), which the child must not inherit: host-only flags would
+/// break the wasm build, and a stray jobserver or target dir would tie the
+/// child to the outer build.
+fn confuses_child_cargo(key: &str) -> bool {
+    const EXACT: &[&str] = &[
+        "RUSTFLAGS",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "RUSTDOCFLAGS",
+        "CARGO_ENCODED_RUSTDOCFLAGS",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "RUSTC_WRAPPER",
+        "RUSTC_LINKER",
+        "CARGO_TARGET_DIR",
+        "CARGO_BUILD_TARGET",
+        "CARGO_BUILD_TARGET_DIR",
+        "CARGO_BUILD_RUSTFLAGS",
+        "CARGO_MAKEFLAGS",
+        "MAKEFLAGS",
+        "MFLAGS",
+        "CARGO_PRIMARY_PACKAGE",
+        "CARGO_MANIFEST_DIR",
+        "CARGO_MANIFEST_PATH",
+        "CARGO_MANIFEST_LINKS",
+        "CARGO_CRATE_NAME",
+        "OUT_DIR",
+        "NUM_JOBS",
+        "PROFILE",
+        "OPT_LEVEL",
+        "DEBUG",
+        "TARGET",
+        "HOST",
+    ];
+    const PREFIXES: &[&str] = &["CARGO_PKG_", "CARGO_CFG_", "CARGO_FEATURE_", "DEP_"];
+    EXACT.contains(&key) || PREFIXES.iter().any(|p| key.starts_with(p))
+}

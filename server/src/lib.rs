@@ -1,0 +1,48 @@
+//! Clarify's server: the HTTP API, the MCP surfaces and the web overlay,
+//! assembled into one axum [`Router`] by [`app`] and run by [`serve`].
+
+pub mod cli;
+mod state;
+mod web_assets;
+
+use std::future::Future;
+
+use axum::{Json, Router, routing::get};
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tower_http::{compression::CompressionLayer, trace::TraceLayer};
+
+pub use state::AppState;
+
+/// Every route the server answers, with compression and request tracing.
+pub fn app(state: AppState) -> Router {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .merge(web_assets::routes())
+        .layer(CompressionLayer::new())
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+/// Serves [`app`] on `listener` until `shutdown` resolves, then lets requests
+/// in flight finish.
+///
+/// The caller binds the listener so it can learn the real address first
+/// (port 0 picks a free one).
+///
+/// # Errors
+///
+/// Whatever the underlying accept loop reports.
+pub async fn serve(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, app(state))
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+async fn healthz() -> Json<Value> {
+    Json(json!({ "status": "ok" }))
+}
