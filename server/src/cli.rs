@@ -84,7 +84,17 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         .map_err(|e| format!("cannot write to stdout: {e}"))?;
     drop(stdout);
 
-    crate::serve(listener, AppState::new(), shutdown_signal())
+    let url = args
+        .database_url
+        .as_deref()
+        .unwrap_or(crate::db::DEFAULT_DATABASE_URL);
+    let db = crate::db::Db::connect(url)
+        .await
+        .map_err(|e| format!("cannot open the database: {e}"))?;
+    let state = AppState::new(db)
+        .await
+        .map_err(|e| format!("cannot start: {e}"))?;
+    crate::serve(listener, state, shutdown_signal())
         .await
         .map_err(|e| format!("server failed: {e}"))
 }

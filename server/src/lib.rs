@@ -2,6 +2,12 @@
 //! assembled into one axum [`Router`] by [`app`] and run by [`serve`].
 
 pub mod cli;
+pub mod clock;
+pub mod db;
+pub mod events;
+pub mod http;
+pub mod ids;
+pub mod lifecycle;
 mod state;
 mod web_assets;
 
@@ -18,6 +24,7 @@ pub use state::AppState;
 pub fn app(state: AppState) -> Router {
     Router::new()
         .route("/healthz", get(healthz))
+        .nest("/api/v1", http::routes())
         .merge(web_assets::routes())
         .layer(CompressionLayer::new())
         .layer(TraceLayer::new_for_http())

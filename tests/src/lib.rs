@@ -2,6 +2,9 @@
 //! 127.0.0.1:0 in this process, stopped through a shutdown channel.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
 
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
@@ -14,6 +17,7 @@ pub struct TestServer {
     shutdown: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<std::io::Result<()>>>,
     client: reqwest::Client,
+    dir: PathBuf,
 }
 
 impl TestServer {
@@ -23,12 +27,18 @@ impl TestServer {
     /// # Panics
     /// When the listener cannot be bound.
     pub async fn start() -> Self {
+        let dir = std::env::temp_dir().join(format!("clarify-test-{}", uuid_like()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let url = format!("sqlite://{}?mode=rwc", dir.join("clarify.db").display());
+        let db = clarify_server::db::Db::connect(&url)
+            .await
+            .expect("open database");
+        let state = clarify_server::AppState::new(db).await.expect("state");
         let listener = TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind 127.0.0.1:0");
         let addr = listener.local_addr().expect("bound address");
         let (shutdown, signal) = oneshot::channel::<()>();
-        let state = clarify_server::AppState::new();
         let task = tokio::spawn(clarify_server::serve(listener, state, async move {
             let _ = signal.await;
         }));
@@ -37,7 +47,76 @@ impl TestServer {
             shutdown: Some(shutdown),
             task: Some(task),
             client: reqwest::Client::new(),
+            dir,
         }
+    }
+
+    /// POSTs JSON to an `/api/v1` path; returns status and parsed body.
+    ///
+    /// # Panics
+    /// When the request fails at the HTTP level.
+    pub async fn post(&self, path: &str, body: &Value) -> (u16, Value) {
+        let response = self
+            .client
+            .post(self.url(&format!("/api/v1{path}")))
+            .json(body)
+            .send()
+            .await
+            .expect("request");
+        parse(response).await
+    }
+
+    /// GETs an `/api/v1` path; returns status and parsed body.
+    ///
+    /// # Panics
+    /// When the request fails at the HTTP level.
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        let response = self
+            .client
+            .get(self.url(&format!("/api/v1{path}")))
+            .send()
+            .await
+            .expect("request");
+        parse(response).await
+    }
+
+    /// Creates a task and a session on it (with `resume` as its resume
+    /// target, if any); returns (task id, session id, agent token).
+    ///
+    /// # Panics
+    /// When the API refuses.
+    pub async fn session(&self, resume: Option<Value>) -> (String, String, String) {
+        let (status, task) = self.post("/tasks", &json!({"title": "a task"})).await;
+        assert_eq!(status, 201, "{task}");
+        let task_id = task["id"].as_str().unwrap().to_owned();
+        let body = resume.map_or_else(|| json!({}), |r| json!({"resume": r}));
+        let (status, session) = self
+            .post(&format!("/tasks/{task_id}/sessions"), &body)
+            .await;
+        assert_eq!(status, 201, "{session}");
+        (
+            task_id,
+            session["id"].as_str().unwrap().to_owned(),
+            session["agent_token"].as_str().unwrap().to_owned(),
+        )
+    }
+
+    /// Asks `questions` on `session_id` as its agent; returns the pending id.
+    ///
+    /// # Panics
+    /// When the API refuses.
+    pub async fn ask(&self, session_id: &str, token: &str, questions: Value) -> String {
+        let response = self
+            .client
+            .post(self.url("/api/v1/clarification/request"))
+            .bearer_auth(token)
+            .json(&json!({"session_id": session_id, "questions": questions}))
+            .send()
+            .await
+            .expect("request");
+        let (status, body) = parse(response).await;
+        assert!(status == 201 || status == 200, "{status} {body}");
+        body["pending_id"].as_str().unwrap().to_owned()
     }
 
     /// The absolute URL of `path` on this server.
@@ -66,10 +145,116 @@ impl TestServer {
     }
 }
 
+async fn parse(response: reqwest::Response) -> (u16, Value) {
+    let status = response.status().as_u16();
+    let text = response.text().await.expect("body");
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+fn uuid_like() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    format!(
+        "{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
 impl Drop for TestServer {
     fn drop(&mut self) {
         if let Some(shutdown) = self.shutdown.take() {
             let _ = shutdown.send(());
         }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A resume target for tests: a real HTTP server on 127.0.0.1:0 that
+/// records every resume POSTed to `/resume` and refuses those to `/refuse`.
+#[derive(Debug)]
+pub struct Receiver {
+    addr: SocketAddr,
+    received: std::sync::Arc<std::sync::Mutex<Vec<Value>>>,
+    _shutdown: oneshot::Sender<()>,
+}
+
+impl Receiver {
+    /// Binds and starts the receiver.
+    ///
+    /// # Panics
+    /// When it cannot bind.
+    pub async fn start() -> Self {
+        use axum::routing::post;
+        let received = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = received.clone();
+        let app = axum::Router::new()
+            .route(
+                "/resume",
+                post(move |axum::Json(body): axum::Json<Value>| {
+                    let sink = sink.clone();
+                    async move {
+                        sink.lock().unwrap().push(body);
+                        "ok"
+                    }
+                }),
+            )
+            .route(
+                "/refuse",
+                post(|| async { (axum::http::StatusCode::SERVICE_UNAVAILABLE, "no") }),
+            );
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let (shutdown, signal) = oneshot::channel::<()>();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app)
+                .with_graceful_shutdown(async move {
+                    let _ = signal.await;
+                })
+                .await;
+        });
+        Self {
+            addr,
+            received,
+            _shutdown: shutdown,
+        }
+    }
+
+    /// The URL that accepts resumes.
+    #[must_use]
+    pub fn url(&self) -> String {
+        format!("http://{}/resume", self.addr)
+    }
+
+    /// A URL that refuses them (503).
+    #[must_use]
+    pub fn refusing_url(&self) -> String {
+        format!("http://{}/refuse", self.addr)
+    }
+
+    /// How many resumes were accepted.
+    ///
+    /// # Panics
+    /// When the lock is poisoned.
+    #[must_use]
+    pub fn count(&self) -> usize {
+        self.received.lock().unwrap().len()
+    }
+
+    /// The last resume accepted.
+    ///
+    /// # Panics
+    /// When none was.
+    #[must_use]
+    pub fn last(&self) -> Value {
+        self.received
+            .lock()
+            .unwrap()
+            .last()
+            .cloned()
+            .expect("a resume")
     }
 }

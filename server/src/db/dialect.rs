@@ -1,0 +1,44 @@
+//! Everything that differs between SQLite and PostgreSQL, in one place.
+
+/// The database behind the pool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// An embedded SQLite file (the default).
+    Sqlite,
+    /// A PostgreSQL server (several replicas).
+    Postgres,
+}
+
+impl Backend {
+    /// Recognizes the database from its URL scheme.
+    #[must_use]
+    pub fn from_url(url: &str) -> Option<Self> {
+        if url.starts_with("sqlite:") {
+            Some(Self::Sqlite)
+        } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            Some(Self::Postgres)
+        } else {
+            None
+        }
+    }
+
+    /// Pool size. SQLite has one writer at a time; more connections only
+    /// help readers.
+    #[must_use]
+    pub fn max_connections(self) -> u32 {
+        match self {
+            Self::Sqlite => 8,
+            Self::Postgres => 16,
+        }
+    }
+
+    /// SQL for the `metadata` column with `key` set to `json` — both fixed
+    /// literals of this crate (a status word, `true`), never user input.
+    #[must_use]
+    pub fn metadata_set(self, key: &'static str, json: &'static str) -> String {
+        match self {
+            Self::Sqlite => format!("json_set(metadata, '$.{key}', json('{json}'))"),
+            Self::Postgres => format!("(jsonb_set(metadata::jsonb, '{{{key}}}', '{json}'))::text"),
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! Transcript messages; clarification questions are messages of type
+//! `clarification_request` whose metadata carries the bundle (see
+//! [`super::clarification`]).
+
+use serde::{Serialize, Serializer};
+use sqlx::{AnyExecutor, FromRow};
+
+use crate::clock;
+
+/// The message type of one question of a bundle.
+pub const CLARIFICATION_REQUEST: &str = "clarification_request";
+
+/// A message row.
+#[derive(Debug, Clone, Serialize, FromRow)]
+pub struct Message {
+    /// Its id.
+    pub id: String,
+    /// The session it belongs to.
+    pub task_session_id: String,
+    /// Its task; may be `""` on legacy rows (M5).
+    pub task_id: String,
+    /// The turn it was written in.
+    pub turn_id: String,
+    /// `clarification_request`, `agent`, …
+    #[sqlx(rename = "type")]
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Text content.
+    pub content: String,
+    /// JSON metadata, served as an object.
+    #[serde(serialize_with = "raw_json")]
+    pub metadata: String,
+    /// When it was written.
+    #[serde(serialize_with = "clock::as_rfc3339")]
+    pub created_at: i64,
+    /// When it last changed.
+    #[serde(serialize_with = "clock::as_rfc3339")]
+    pub updated_at: i64,
+}
+
+fn raw_json<S: Serializer>(text: &str, serializer: S) -> Result<S::Ok, S::Error> {
+    let value: serde_json::Value = serde_json::from_str(text).unwrap_or(serde_json::Value::Null);
+    value.serialize(serializer)
+}
+
+const COLUMNS: &str =
+    "id, task_session_id, task_id, turn_id, type, content, metadata, created_at, updated_at";
+
+/// Inserts a message.
+///
+/// # Errors
+/// Database errors.
+pub async fn insert(db: impl AnyExecutor<'_>, message: &Message) -> sqlx::Result<()> {
+    sqlx::query(super::sql(format!(
+        "INSERT INTO task_session_messages ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+    )))
+    .bind(&message.id)
+    .bind(&message.task_session_id)
+    .bind(&message.task_id)
+    .bind(&message.turn_id)
+    .bind(&message.kind)
+    .bind(&message.content)
+    .bind(&message.metadata)
+    .bind(message.created_at)
+    .bind(message.updated_at)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// A session's transcript, oldest first.
+///
+/// # Errors
+/// Database errors.
+pub async fn for_session(db: impl AnyExecutor<'_>, session_id: &str) -> sqlx::Result<Vec<Message>> {
+    sqlx::query_as(super::sql(format!(
+        "SELECT {COLUMNS} FROM task_session_messages WHERE task_session_id = $1 ORDER BY created_at, id"
+    )))
+    .bind(session_id)
+    .fetch_all(db)
+    .await
+}
+
+/// One message.
+///
+/// # Errors
+/// Database errors.
+pub async fn get(db: impl AnyExecutor<'_>, id: &str) -> sqlx::Result<Option<Message>> {
+    sqlx::query_as(super::sql(format!(
+        "SELECT {COLUMNS} FROM task_session_messages WHERE id = $1"
+    )))
+    .bind(id)
+    .fetch_optional(db)
+    .await
+}

@@ -1,0 +1,127 @@
+//! The database: connection, migrations and the repository functions in the
+//! submodules. Every function takes an executor, so it runs on the pool or
+//! inside a caller's transaction alike.
+//!
+//! One schema and one set of queries serve SQLite and PostgreSQL through
+//! sqlx's `Any` driver; what differs between them lives in [`dialect`].
+
+pub mod clarification;
+pub mod dialect;
+pub mod messages;
+pub mod sessions;
+pub mod tasks;
+pub mod turns;
+pub mod workspaces;
+
+use std::time::Duration;
+
+use sqlx::any::{AnyPoolOptions, install_default_drivers};
+use sqlx::{AnyPool, Executor as _};
+
+pub use dialect::Backend;
+
+/// Where `clarify` keeps its data when no URL is given.
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://clarify.db?mode=rwc";
+
+/// The shared connection pool and which database it talks to.
+#[derive(Debug, Clone)]
+pub struct Db {
+    pool: AnyPool,
+    backend: Backend,
+}
+
+/// A transaction on the shared pool.
+pub type Tx = sqlx::Transaction<'static, sqlx::Any>;
+
+impl Db {
+    /// Connects to `url` (`sqlite://…` or `postgres://…`) and brings the
+    /// schema up to date.
+    ///
+    /// # Errors
+    /// When the URL names no supported database, or connecting or migrating fails.
+    pub async fn connect(url: &str) -> Result<Self, sqlx::Error> {
+        install_default_drivers();
+        let backend = Backend::from_url(url).ok_or_else(|| {
+            sqlx::Error::Configuration(
+                "database URL must start with sqlite:// or postgres://".into(),
+            )
+        })?;
+        let options = AnyPoolOptions::new()
+            .max_connections(backend.max_connections())
+            .acquire_timeout(Duration::from_secs(10));
+        let options = match backend {
+            Backend::Sqlite => options.after_connect(|conn, _meta| {
+                Box::pin(async move {
+                    // Per connection: SQLite forgets these on every open.
+                    conn.execute(
+                        "PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000; PRAGMA synchronous = NORMAL;",
+                    )
+                    .await?;
+                    Ok(())
+                })
+            }),
+            Backend::Postgres => options,
+        };
+        // A user naming a new SQLite file expects it to be created.
+        let url = match backend {
+            Backend::Sqlite if !url.contains("mode=") => {
+                format!("{url}{}mode=rwc", if url.contains('?') { '&' } else { '?' })
+            }
+            _ => url.to_owned(),
+        };
+        let pool = options.connect(&url).await?;
+        if backend == Backend::Sqlite {
+            // Persistent in the file: readers never block the writer.
+            pool.execute("PRAGMA journal_mode = WAL").await?;
+        }
+        let db = Self { pool, backend };
+        db.migrate().await?;
+        Ok(db)
+    }
+
+    async fn migrate(&self) -> Result<(), sqlx::Error> {
+        let migrator = match self.backend {
+            Backend::Sqlite => sqlx::migrate!("./migrations/sqlite"),
+            Backend::Postgres => {
+                return Err(sqlx::Error::Configuration(
+                    "PostgreSQL is not supported yet; use a sqlite:// URL".into(),
+                ));
+            }
+        };
+        migrator
+            .run(&self.pool)
+            .await
+            .map_err(|e| sqlx::Error::Migrate(Box::new(e)))
+    }
+
+    /// The pool, for single statements.
+    #[must_use]
+    pub fn pool(&self) -> &AnyPool {
+        &self.pool
+    }
+
+    /// Which database this is.
+    #[must_use]
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Begins a transaction that will write. On SQLite it takes the write lock
+    /// up front, so a read-then-write transaction cannot fail to upgrade.
+    ///
+    /// # Errors
+    /// When no connection can be had or the transaction cannot start.
+    pub async fn begin_write(&self) -> Result<Tx, sqlx::Error> {
+        match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
+            Backend::Postgres => self.pool.begin().await,
+        }
+    }
+}
+
+/// Marks a query assembled with `format!` as safe. Every interpolated piece
+/// is a constant of this crate (column lists, the active rule, dialect
+/// fragments); values always travel as bound parameters.
+pub(crate) fn sql(text: String) -> sqlx::AssertSqlSafe<String> {
+    sqlx::AssertSqlSafe(text)
+}

@@ -1,0 +1,163 @@
+//! Agent sessions: one agent working on a task, its state and how to resume it.
+
+use serde::Serialize;
+use sqlx::{AnyExecutor, FromRow};
+
+use crate::clock;
+
+/// Session states (DESIGN.md "Statuses").
+pub const STATES: [&str; 8] = [
+    "CREATED",
+    "STARTING",
+    "RUNNING",
+    "IDLE",
+    "WAITING_FOR_INPUT",
+    "COMPLETED",
+    "FAILED",
+    "CANCELLED",
+];
+
+/// Whether a state ends the session: its active bundles expire.
+#[must_use]
+pub fn is_terminal(state: &str) -> bool {
+    matches!(state, "COMPLETED" | "FAILED" | "CANCELLED")
+}
+
+/// SQL list of the terminal states, for the active rule.
+pub const TERMINAL_STATES_SQL: &str = "('COMPLETED', 'FAILED', 'CANCELLED')";
+
+/// A session row (the agent token's hash is never read back out).
+#[derive(Debug, Clone, Serialize, FromRow)]
+pub struct Session {
+    /// Its id.
+    pub id: String,
+    /// The task it works on.
+    pub task_id: String,
+    /// One of [`STATES`].
+    pub state: String,
+    /// JSON of the resume target, `""` when none.
+    #[serde(skip)]
+    pub resume_target: String,
+    /// When it was created.
+    #[serde(serialize_with = "clock::as_rfc3339")]
+    pub created_at: i64,
+    /// When it last changed.
+    #[serde(serialize_with = "clock::as_rfc3339")]
+    pub updated_at: i64,
+}
+
+const COLUMNS: &str = "id, task_id, state, resume_target, created_at, updated_at";
+
+/// Inserts a session with the hash of its agent token.
+///
+/// # Errors
+/// Database errors.
+pub async fn insert(
+    db: impl AnyExecutor<'_>,
+    session: &Session,
+    agent_token_hash: &str,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO task_sessions (id, task_id, state, agent_token_hash, resume_target, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+    )
+    .bind(&session.id)
+    .bind(&session.task_id)
+    .bind(&session.state)
+    .bind(agent_token_hash)
+    .bind(&session.resume_target)
+    .bind(session.created_at)
+    .bind(session.updated_at)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// One session.
+///
+/// # Errors
+/// Database errors.
+pub async fn get(db: impl AnyExecutor<'_>, id: &str) -> sqlx::Result<Option<Session>> {
+    sqlx::query_as(super::sql(format!(
+        "SELECT {COLUMNS} FROM task_sessions WHERE id = $1"
+    )))
+    .bind(id)
+    .fetch_optional(db)
+    .await
+}
+
+/// The session an agent token belongs to.
+///
+/// # Errors
+/// Database errors.
+pub async fn by_agent_token_hash(
+    db: impl AnyExecutor<'_>,
+    hash: &str,
+) -> sqlx::Result<Option<Session>> {
+    sqlx::query_as(super::sql(format!(
+        "SELECT {COLUMNS} FROM task_sessions WHERE agent_token_hash = $1"
+    )))
+    .bind(hash)
+    .fetch_optional(db)
+    .await
+}
+
+/// A task's sessions, oldest (the primary) first.
+///
+/// # Errors
+/// Database errors.
+pub async fn for_task(db: impl AnyExecutor<'_>, task_id: &str) -> sqlx::Result<Vec<Session>> {
+    sqlx::query_as(super::sql(format!(
+        "SELECT {COLUMNS} FROM task_sessions WHERE task_id = $1 ORDER BY created_at, id"
+    )))
+    .bind(task_id)
+    .fetch_all(db)
+    .await
+}
+
+/// Sets a session's state; returns whether the session exists.
+///
+/// # Errors
+/// Database errors.
+pub async fn set_state(
+    db: impl AnyExecutor<'_>,
+    id: &str,
+    state: &str,
+    now: i64,
+) -> sqlx::Result<bool> {
+    let result = sqlx::query("UPDATE task_sessions SET state = $1, updated_at = $2 WHERE id = $3")
+        .bind(state)
+        .bind(now)
+        .bind(id)
+        .execute(db)
+        .await?;
+    Ok(result.rows_affected() > 0)
+}
+
+/// Moves a session from one of `from` to `to` (used to enter and leave
+/// `WAITING_FOR_INPUT` without overwriting a terminal state).
+///
+/// # Errors
+/// Database errors.
+pub async fn transition(
+    db: impl AnyExecutor<'_>,
+    id: &str,
+    from: &[&str],
+    to: &str,
+    now: i64,
+) -> sqlx::Result<bool> {
+    let list = from
+        .iter()
+        .map(|s| format!("'{s}'"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let result = sqlx::query(super::sql(format!(
+        "UPDATE task_sessions SET state = $1, updated_at = $2 WHERE id = $3 AND state IN ({list})"
+    )))
+    .bind(to)
+    .bind(now)
+    .bind(id)
+    .execute(db)
+    .await?;
+    Ok(result.rows_affected() > 0)
+}

@@ -1,0 +1,97 @@
+//! Turns: one stretch of agent work in a session. The newest turn is the
+//! current one; a bundle on any older turn is superseded (D4).
+
+use serde::Serialize;
+use sqlx::{AnyExecutor, FromRow};
+
+use crate::clock;
+
+/// A turn row.
+#[derive(Debug, Clone, Serialize, FromRow)]
+pub struct Turn {
+    /// Its id.
+    pub id: String,
+    /// The session it belongs to.
+    pub task_session_id: String,
+    /// When it started.
+    #[serde(serialize_with = "clock::as_rfc3339")]
+    pub started_at: i64,
+    /// When it completed; `null` while open.
+    #[serde(serialize_with = "clock::as_rfc3339_opt")]
+    pub completed_at: Option<i64>,
+    /// When the row was written.
+    #[serde(serialize_with = "clock::as_rfc3339")]
+    pub created_at: i64,
+}
+
+/// The current-turn order: newest by `started_at`, then `created_at`, then
+/// `id` (DESIGN.md "current turn"). The one definition, used by every query.
+pub const CURRENT_TURN_ORDER: &str = "started_at DESC, created_at DESC, id DESC";
+
+const COLUMNS: &str = "id, task_session_id, started_at, completed_at, created_at";
+
+/// Inserts a turn.
+///
+/// # Errors
+/// Database errors.
+pub async fn insert(db: impl AnyExecutor<'_>, turn: &Turn) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO task_session_turns (id, task_session_id, started_at, completed_at, created_at) \
+         VALUES ($1, $2, $3, $4, $5)",
+    )
+    .bind(&turn.id)
+    .bind(&turn.task_session_id)
+    .bind(turn.started_at)
+    .bind(turn.completed_at)
+    .bind(turn.created_at)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// The session's current turn.
+///
+/// # Errors
+/// Database errors.
+pub async fn current(db: impl AnyExecutor<'_>, session_id: &str) -> sqlx::Result<Option<Turn>> {
+    sqlx::query_as(super::sql(format!(
+        "SELECT {COLUMNS} FROM task_session_turns WHERE task_session_id = $1 \
+         ORDER BY {CURRENT_TURN_ORDER} LIMIT 1"
+    )))
+    .bind(session_id)
+    .fetch_optional(db)
+    .await
+}
+
+/// One turn of a session.
+///
+/// # Errors
+/// Database errors.
+pub async fn get(
+    db: impl AnyExecutor<'_>,
+    session_id: &str,
+    id: &str,
+) -> sqlx::Result<Option<Turn>> {
+    sqlx::query_as(super::sql(format!(
+        "SELECT {COLUMNS} FROM task_session_turns WHERE task_session_id = $1 AND id = $2"
+    )))
+    .bind(session_id)
+    .bind(id)
+    .fetch_optional(db)
+    .await
+}
+
+/// Marks a turn completed; returns whether it was open.
+///
+/// # Errors
+/// Database errors.
+pub async fn complete(db: impl AnyExecutor<'_>, id: &str, now: i64) -> sqlx::Result<bool> {
+    let result = sqlx::query(
+        "UPDATE task_session_turns SET completed_at = $1 WHERE id = $2 AND completed_at IS NULL",
+    )
+    .bind(now)
+    .bind(id)
+    .execute(db)
+    .await?;
+    Ok(result.rows_affected() > 0)
+}

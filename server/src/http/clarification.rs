@@ -1,0 +1,131 @@
+//! `/api/v1/clarification/*`: ask (A6), read, wait, respond (R10), cancel (A9).
+
+use std::time::Duration;
+
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::IntoResponse;
+use clarify_core::{NewBundle, RespondBody, Submission};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::error::{Error, Result};
+use super::json::Json;
+use crate::AppState;
+use crate::db::sessions;
+use crate::ids::hash_secret;
+use crate::lifecycle::{BundleView, Caller};
+
+/// `POST /clarification/request`.
+#[derive(Debug, Deserialize)]
+pub struct CreateRequest {
+    session_id: String,
+    #[serde(flatten)]
+    bundle: NewBundle,
+}
+
+/// Creates a bundle. The agent proves it owns the session with its agent
+/// token (`Authorization: Bearer`).
+pub async fn create(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Json(body): Json<CreateRequest>,
+) -> Result<impl IntoResponse> {
+    let token = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .ok_or(Error::Status(
+            StatusCode::UNAUTHORIZED,
+            "agent token required (Authorization: Bearer …)".into(),
+        ))?;
+    let session = sessions::by_agent_token_hash(state.db().pool(), &hash_secret(token)).await?;
+    match session {
+        Some(s) if s.id == body.session_id => {}
+        Some(_) => {
+            return Err(Error::Status(
+                StatusCode::FORBIDDEN,
+                "session_id: this agent token belongs to another session".into(),
+            ));
+        }
+        None => {
+            return Err(Error::Status(
+                StatusCode::UNAUTHORIZED,
+                "invalid agent token".into(),
+            ));
+        }
+    }
+    let created = state
+        .lifecycle
+        .create_bundle(&body.session_id, &body.bundle)
+        .await?;
+    let status = if created.created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok((
+        status,
+        axum::Json(
+            json!({"id": created.pending_id, "pending_id": created.pending_id, "created": created.created}),
+        ),
+    ))
+}
+
+/// Reads a bundle.
+pub async fn read(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<axum::Json<BundleView>> {
+    Ok(axum::Json(
+        state.lifecycle.read(Caller::Unscoped, &id).await?,
+    ))
+}
+
+/// `?timeout=` seconds for `/wait`.
+#[derive(Debug, Deserialize)]
+pub struct WaitQuery {
+    timeout: Option<u64>,
+}
+
+/// The longest a single `/wait` may block.
+const MAX_WAIT: Duration = Duration::from_secs(120);
+const DEFAULT_WAIT: Duration = Duration::from_secs(30);
+
+/// Long-polls for the answer.
+pub async fn wait(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(query): Query<WaitQuery>,
+) -> Result<axum::Json<RespondBody>> {
+    let timeout = query
+        .timeout
+        .map_or(DEFAULT_WAIT, Duration::from_secs)
+        .min(MAX_WAIT);
+    Ok(axum::Json(
+        state.lifecycle.wait(Caller::Unscoped, &id, timeout).await?,
+    ))
+}
+
+/// Answers or rejects (the R10 table).
+pub async fn respond(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Json(submission): Json<Submission>,
+) -> Result<axum::Json<RespondBody>> {
+    Ok(axum::Json(
+        state
+            .lifecycle
+            .resolve(Caller::Unscoped, &id, &submission)
+            .await?,
+    ))
+}
+
+/// Cancels.
+pub async fn cancel(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<axum::Json<serde_json::Value>> {
+    state.lifecycle.cancel(Caller::Unscoped, &id).await?;
+    Ok(axum::Json(json!({"success": true, "status": "cancelled"})))
+}

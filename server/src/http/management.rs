@@ -1,0 +1,253 @@
+//! Workspaces, tasks, sessions, turns and transcripts.
+
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::error::{Error, Result};
+use super::json::Json;
+use crate::AppState;
+use crate::clock::now_micros;
+use crate::db::clarification as repo;
+use crate::db::{messages, sessions, tasks, turns, workspaces};
+use crate::ids::{hash_secret, new_id, new_secret};
+use crate::lifecycle::resume::ResumeTarget;
+
+/// The longest name or title, in characters.
+const MAX_NAME: usize = 500;
+
+fn required(field: &str, text: &str) -> Result<String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(Error::BadRequest(format!("{field}: is required")));
+    }
+    if text.chars().count() > MAX_NAME {
+        return Err(Error::BadRequest(format!(
+            "{field}: is longer than {MAX_NAME} characters"
+        )));
+    }
+    Ok(text.to_owned())
+}
+
+/// `POST /workspaces`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewWorkspace {
+    name: String,
+}
+
+/// Creates a workspace.
+pub async fn create_workspace(
+    State(state): State<AppState>,
+    Json(body): Json<NewWorkspace>,
+) -> Result<impl IntoResponse> {
+    let workspace = workspaces::Workspace {
+        id: new_id(),
+        name: required("name", &body.name)?,
+        owner_id: String::new(),
+        created_at: now_micros(),
+    };
+    workspaces::insert(state.db().pool(), &workspace).await?;
+    Ok((StatusCode::CREATED, axum::Json(workspace)))
+}
+
+/// Lists workspaces.
+pub async fn list_workspaces(State(state): State<AppState>) -> Result<impl IntoResponse> {
+    let list = workspaces::list(state.db().pool()).await?;
+    Ok(axum::Json(json!({"workspaces": list})))
+}
+
+/// `POST /tasks`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewTask {
+    #[serde(default)]
+    workspace_id: Option<String>,
+    title: String,
+    #[serde(default)]
+    description: Option<String>,
+}
+
+/// A task with its pending-action projection (T1, T2): both keys always
+/// present, `null` when nothing waits.
+#[derive(Debug, Serialize)]
+pub struct TaskView {
+    #[serde(flatten)]
+    task: tasks::Task,
+    task_pending_action: Option<&'static str>,
+    primary_session_pending_action: Option<&'static str>,
+}
+
+async fn task_view(state: &AppState, task: tasks::Task) -> Result<TaskView> {
+    let pool = state.db().pool();
+    let with_active = repo::sessions_with_active(pool, &task.id).await?;
+    let sessions = sessions::for_task(pool, &task.id).await?;
+    let input_capable =
+        |s: &sessions::Session| matches!(s.state.as_str(), "RUNNING" | "WAITING_FOR_INPUT");
+    let pending = |s: &sessions::Session| {
+        (input_capable(s) && with_active.contains(&s.id)).then_some("clarification")
+    };
+    Ok(TaskView {
+        task_pending_action: sessions.iter().find_map(pending),
+        primary_session_pending_action: sessions.first().and_then(pending),
+        task,
+    })
+}
+
+/// Creates a task.
+pub async fn create_task(
+    State(state): State<AppState>,
+    Json(body): Json<NewTask>,
+) -> Result<impl IntoResponse> {
+    let now = now_micros();
+    let task = tasks::Task {
+        id: new_id(),
+        workspace_id: body.workspace_id.unwrap_or_default().trim().to_owned(),
+        title: required("title", &body.title)?,
+        description: body.description.unwrap_or_default(),
+        created_at: now,
+        updated_at: now,
+    };
+    tasks::insert(state.db().pool(), &task).await?;
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(task_view(&state, task).await?),
+    ))
+}
+
+/// `?workspace_id=`.
+#[derive(Debug, Deserialize)]
+pub struct TaskQuery {
+    workspace_id: Option<String>,
+}
+
+/// Lists tasks.
+pub async fn list_tasks(
+    State(state): State<AppState>,
+    Query(query): Query<TaskQuery>,
+) -> Result<impl IntoResponse> {
+    let list = tasks::list(state.db().pool(), query.workspace_id.as_deref()).await?;
+    let mut views = Vec::with_capacity(list.len());
+    for task in list {
+        views.push(task_view(&state, task).await?);
+    }
+    Ok(axum::Json(json!({"tasks": views})))
+}
+
+/// One task.
+pub async fn get_task(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<impl IntoResponse> {
+    let task = tasks::get(state.db().pool(), &id)
+        .await?
+        .ok_or(Error::NotFound("task"))?;
+    Ok(axum::Json(task_view(&state, task).await?))
+}
+
+/// `POST /tasks/{id}/sessions`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewSession {
+    #[serde(default)]
+    resume: Option<ResumeTarget>,
+}
+
+/// Creates a session and returns its agent token, once.
+pub async fn create_session(
+    State(state): State<AppState>,
+    Path(task_id): Path<String>,
+    body: axum::body::Bytes,
+) -> Result<impl IntoResponse> {
+    // The body is optional: a session without a resume target needs none.
+    let body: NewSession = if body.iter().all(u8::is_ascii_whitespace) {
+        NewSession::default()
+    } else {
+        serde_json::from_slice(&body)
+            .map_err(|e| Error::BadRequest(format!("invalid request body: {e}")))?
+    };
+    if let Some(target) = &body.resume {
+        target.validate().map_err(Error::BadRequest)?;
+    }
+    tasks::get(state.db().pool(), &task_id)
+        .await?
+        .ok_or(Error::NotFound("task"))?;
+    let now = now_micros();
+    let token = new_secret("clk_agent_");
+    let session = sessions::Session {
+        id: new_id(),
+        task_id,
+        state: "RUNNING".to_owned(),
+        resume_target: body
+            .resume
+            .as_ref()
+            .map(|r| serde_json::to_string(r).unwrap_or_default())
+            .unwrap_or_default(),
+        created_at: now,
+        updated_at: now,
+    };
+    sessions::insert(state.db().pool(), &session, &hash_secret(&token)).await?;
+    let mut value = serde_json::to_value(&session).map_err(Error::internal)?;
+    value["agent_token"] = json!(token);
+    value["resume"] = json!(body.resume);
+    Ok((StatusCode::CREATED, axum::Json(value)))
+}
+
+/// `PATCH /sessions/{id}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionPatch {
+    state: String,
+}
+
+/// Changes a session's state.
+pub async fn patch_session(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Json(body): Json<SessionPatch>,
+) -> Result<impl IntoResponse> {
+    Ok(axum::Json(
+        state.lifecycle.set_session_state(&id, &body.state).await?,
+    ))
+}
+
+/// Starts a turn.
+pub async fn start_turn(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<impl IntoResponse> {
+    sessions::get(state.db().pool(), &id)
+        .await?
+        .ok_or(Error::NotFound("session"))?;
+    let turn = state.lifecycle.start_turn(&id, now_micros()).await?;
+    Ok((StatusCode::CREATED, axum::Json(turn)))
+}
+
+/// Completes a turn (the detach pass).
+pub async fn complete_turn(
+    State(state): State<AppState>,
+    Path((id, turn_id)): Path<(String, String)>,
+) -> Result<impl IntoResponse> {
+    turns::get(state.db().pool(), &id, &turn_id)
+        .await?
+        .ok_or(Error::NotFound("turn"))?;
+    state.lifecycle.complete_turn(&id, &turn_id).await?;
+    let turn = turns::get(state.db().pool(), &id, &turn_id)
+        .await?
+        .ok_or(Error::NotFound("turn"))?;
+    Ok(axum::Json(turn))
+}
+
+/// A session's transcript.
+pub async fn list_messages(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<impl IntoResponse> {
+    sessions::get(state.db().pool(), &id)
+        .await?
+        .ok_or(Error::NotFound("session"))?;
+    let list = messages::for_session(state.db().pool(), &id).await?;
+    Ok(axum::Json(json!({"messages": list})))
+}

@@ -1,0 +1,38 @@
+//! The REST API under `/api/v1` (DESIGN.md "Contract").
+
+mod clarification;
+pub mod error;
+pub mod json;
+mod management;
+
+use axum::Router;
+use axum::routing::{get, patch, post};
+
+use crate::AppState;
+
+/// Every `/api/v1` route.
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route(
+            "/workspaces",
+            post(management::create_workspace).get(management::list_workspaces),
+        )
+        .route(
+            "/tasks",
+            post(management::create_task).get(management::list_tasks),
+        )
+        .route("/tasks/{id}", get(management::get_task))
+        .route("/tasks/{id}/sessions", post(management::create_session))
+        .route("/sessions/{id}", patch(management::patch_session))
+        .route("/sessions/{id}/turns", post(management::start_turn))
+        .route(
+            "/sessions/{id}/turns/{turn_id}/complete",
+            post(management::complete_turn),
+        )
+        .route("/sessions/{id}/messages", get(management::list_messages))
+        .route("/clarification/request", post(clarification::create))
+        .route("/clarification/{id}", get(clarification::read))
+        .route("/clarification/{id}/wait", get(clarification::wait))
+        .route("/clarification/{id}/respond", post(clarification::respond))
+        .route("/clarification/{id}/cancel", post(clarification::cancel))
+}

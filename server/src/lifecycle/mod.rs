@@ -1,0 +1,613 @@
+//! The clarification lifecycle: asking, resolving (ResolveBundle), waiting,
+//! cancelling, and the session/turn events that detach or expire bundles.
+//!
+//! The database decides; this layer orders the steps. Errors are the HTTP
+//! API's own, since every caller of this module answers over HTTP.
+
+pub mod resume;
+pub mod waiters;
+
+use clarify_core::{
+    NewBundle, Outcome, PendingBundle, RespondBody, Response, Status, Submission, agent_text,
+    listing::BundleIdentity, stored::bundle_questions, validate_new_bundle, validate_submission,
+    winner,
+};
+use serde::Serialize;
+use serde_json::json;
+
+use crate::clock::{self, now_micros};
+use crate::db::clarification::{self as repo, Bundle, Scope, Transition};
+use crate::db::messages::{self, CLARIFICATION_REQUEST, Message};
+use crate::db::{Db, sessions, turns};
+use crate::events::Events;
+use crate::http::error::{Error, Result};
+use crate::ids::new_id;
+use resume::{ResumePayload, ResumeTarget};
+use waiters::{Waiters, Wake};
+
+/// Who is asking. Authentication (issue 4) will add scoped callers; until
+/// then every caller is unscoped and sees everything (A4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caller {
+    /// No identity: authorized for every bundle (A4).
+    Unscoped,
+}
+
+impl Caller {
+    /// The authorization hook of ResolveBundle step 2 (A1, A2, M5).
+    fn may_access_task(self, _task_id: &str) -> bool {
+        match self {
+            Self::Unscoped => true,
+        }
+    }
+}
+
+/// What `create_bundle` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Created {
+    /// The bundle's id.
+    pub pending_id: String,
+    /// `false` when an identical active request already existed.
+    pub created: bool,
+}
+
+/// A bundle as `GET /clarification/{id}` shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct BundleView {
+    /// The bundle as listed (L3/L4 shapes).
+    #[serde(flatten)]
+    pub bundle: PendingBundle,
+    /// `pending`, `answered`, `rejected`, `cancelled` or `expired`.
+    pub status: String,
+    /// Whether it can still be answered (D4).
+    pub active: bool,
+    /// Whether the agent stopped waiting (the answer will resume it).
+    pub agent_disconnected: bool,
+    /// The winner's response, `null` until resolved.
+    pub response: Option<Response>,
+}
+
+/// The lifecycle service; cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Lifecycle {
+    db: Db,
+    waiters: Waiters,
+    events: Events,
+    http: reqwest::Client,
+}
+
+impl Lifecycle {
+    /// A service over `db`.
+    #[must_use]
+    pub fn new(db: Db, events: Events) -> Self {
+        Self {
+            db,
+            waiters: Waiters::default(),
+            events,
+            http: reqwest::Client::new(),
+        }
+    }
+
+    /// The database.
+    #[must_use]
+    pub fn db(&self) -> &Db {
+        &self.db
+    }
+
+    /// The in-memory waiters.
+    #[must_use]
+    pub fn waiters(&self) -> &Waiters {
+        &self.waiters
+    }
+
+    /// Creates a bundle on `session_id`'s current turn (starting one if the
+    /// session has none open) and puts the session in `WAITING_FOR_INPUT`.
+    /// An identical active request returns the existing `pending_id`.
+    ///
+    /// # Errors
+    /// 400 for an invalid bundle, 404 for an unknown session, 409 for an
+    /// ended one.
+    pub async fn create_bundle(&self, session_id: &str, new: &NewBundle) -> Result<Created> {
+        let spec = validate_new_bundle(new).map_err(|e| Error::BadRequest(e.to_string()))?;
+        let now = now_micros();
+        let mut tx = self.db.begin_write().await?;
+        let session = sessions::get(&mut *tx, session_id)
+            .await?
+            .ok_or(Error::NotFound("session"))?;
+        if sessions::is_terminal(&session.state) {
+            return Err(Error::Conflict("session has ended"));
+        }
+        for bundle in repo::active_bundles_of_session(&mut tx, session_id).await? {
+            let same_questions = bundle_questions(&bundle.messages) == spec.questions;
+            let same_context = bundle.messages[0].metadata.context == spec.context;
+            if same_questions && same_context {
+                tx.commit().await?;
+                return Ok(Created {
+                    pending_id: bundle.messages[0].metadata.pending_id.clone(),
+                    created: false,
+                });
+            }
+        }
+        let turn_id = match turns::current(&mut *tx, session_id).await? {
+            Some(turn) if turn.completed_at.is_none() => turn.id,
+            _ => {
+                let turn = turns::Turn {
+                    id: new_id(),
+                    task_session_id: session_id.to_owned(),
+                    started_at: now,
+                    completed_at: None,
+                    created_at: now,
+                };
+                turns::insert(&mut *tx, &turn).await?;
+                turn.id
+            }
+        };
+        let pending_id = new_id();
+        let total = i64::try_from(spec.questions.len()).unwrap_or(i64::MAX);
+        for (index, question) in spec.questions.iter().enumerate() {
+            let metadata = clarify_core::ClarificationMetadata {
+                pending_id: pending_id.clone(),
+                question_id: question.question_id.clone(),
+                question: question.clone(),
+                question_index: i64::try_from(index).unwrap_or(i64::MAX),
+                question_total: total,
+                context: spec.context.clone(),
+                status: Status::Pending.as_str().to_owned(),
+                ..Default::default()
+            };
+            // D1: distinct, increasing timestamps within the bundle.
+            let at = now + i64::try_from(index).unwrap_or(0);
+            let message = Message {
+                id: new_id(),
+                task_session_id: session_id.to_owned(),
+                task_id: session.task_id.clone(),
+                turn_id: turn_id.clone(),
+                kind: CLARIFICATION_REQUEST.to_owned(),
+                content: question.prompt.clone(),
+                metadata: metadata.to_json().to_string(),
+                created_at: at,
+                updated_at: at,
+            };
+            messages::insert(&mut *tx, &message).await?;
+            self.events.publish("session.message.added", json!(message));
+        }
+        sessions::transition(
+            &mut *tx,
+            session_id,
+            &NON_TERMINAL,
+            "WAITING_FOR_INPUT",
+            now,
+        )
+        .await?;
+        tx.commit().await?;
+        self.publish_session(session_id, &session.task_id).await;
+        Ok(Created {
+            pending_id,
+            created: true,
+        })
+    }
+
+    /// Steps 1 and 2 of ResolveBundle: the bundle's durable rows, authorized
+    /// from their task (M5, A8). Unknown and foreign are the same 404 (A3, A5).
+    async fn authorized_bundle(&self, caller: Caller, pending_id: &str) -> Result<Bundle> {
+        let bundle = repo::load(self.db.pool(), pending_id).await?;
+        let bundle = bundle.ok_or(Error::NotFound("clarification request"))?;
+        let task_id = bundle.task_id();
+        // M5a: a bundle with no resolvable task is not found for scoped callers.
+        let unresolvable = task_id.is_empty() && caller != Caller::Unscoped;
+        if unresolvable || !caller.may_access_task(task_id) {
+            return Err(Error::NotFound("clarification request"));
+        }
+        Ok(bundle)
+    }
+
+    /// ResolveBundle: authorize, validate (N6–N8b, L16), claim (P1), tell a
+    /// loser the winner (R2), and deliver for the winner only (R7).
+    ///
+    /// # Errors
+    /// 404 unknown or foreign, 400 invalid, 409 inactive with no winner, 500
+    /// on a claim error (R4a) or a failed delivery (R7a, rolled back).
+    pub async fn resolve(
+        &self,
+        caller: Caller,
+        pending_id: &str,
+        submission: &Submission,
+    ) -> Result<RespondBody> {
+        let bundle = self.authorized_bundle(caller, pending_id).await?;
+        let questions = bundle_questions(&bundle.messages);
+        let outcome = validate_submission(&questions, submission)
+            .map_err(|e| Error::BadRequest(e.to_string()))?;
+
+        let now = now_micros();
+        let claimed = match repo::complete_active_bundle(&self.db, pending_id, &outcome, now).await
+        {
+            Ok(claimed) => claimed,
+            Err(error) => {
+                // R4a: logged with the pending_id, answered 500, not retried.
+                tracing::error!(pending_id, %error, "clarification claim failed");
+                return Err(Error::internal(error));
+            }
+        };
+        let Some(_claimed) = claimed else {
+            return self.loser(pending_id).await;
+        };
+
+        let response = outcome.to_response(pending_id, &clock::rfc3339(now));
+        self.deliver(&bundle, &questions, &outcome, &response)
+            .await?;
+        Ok(RespondBody::new(true, outcome.status(), response))
+    }
+
+    /// R2: one re-read, no retry (R2a). A winner → 200 `claimed: false` with
+    /// its reconstructed response (R2b); none → 409.
+    async fn loser(&self, pending_id: &str) -> Result<RespondBody> {
+        let reread = repo::load(self.db.pool(), pending_id).await?;
+        let won = reread
+            .as_ref()
+            .and_then(|b| winner(&b.messages).map(|w| (w, b.updated_at())));
+        match won {
+            Some((w, at)) => Ok(RespondBody::new(
+                false,
+                w.status,
+                w.to_response(pending_id, &clock::rfc3339(at)),
+            )),
+            None => Err(Error::Conflict("clarification request is no longer active")),
+        }
+    }
+
+    /// R7: a live waiter gets the answer in its turn; otherwise a detached
+    /// answer resumes the agent through its session's target and a detached
+    /// rejection is stored without resuming (R9). Anything not accepted is
+    /// rolled back (restore) and reported (R7a).
+    async fn deliver(
+        &self,
+        bundle: &Bundle,
+        questions: &[clarify_core::Question],
+        outcome: &Outcome,
+        response: &Response,
+    ) -> Result<()> {
+        let pending_id = response.pending_id.as_str();
+        let session_id = bundle.session_id();
+        let detached = bundle
+            .messages
+            .iter()
+            .any(|m| m.metadata.agent_disconnected);
+        let now = now_micros();
+
+        let accepted = if !detached && self.waiters.is_attached(pending_id) {
+            self.waiters
+                .wake(pending_id, Wake::Resolved(response.clone()));
+            true
+        } else if matches!(outcome, Outcome::Rejected { .. }) {
+            true
+        } else {
+            self.resume(bundle, questions, outcome, response).await?
+        };
+
+        if !accepted {
+            repo::restore(&self.db, pending_id, now_micros()).await?;
+            return Err(Error::Undelivered);
+        }
+        repo::finalize(&self.db, pending_id, now).await?;
+        sessions::transition(
+            self.db.pool(),
+            session_id,
+            &["WAITING_FOR_INPUT"],
+            "RUNNING",
+            now,
+        )
+        .await?;
+        if let Some(updated) = repo::load(self.db.pool(), pending_id).await? {
+            for row in &updated.rows {
+                if let Some(message) = messages::get(self.db.pool(), &row.id).await? {
+                    self.events
+                        .publish("session.message.updated", json!(message));
+                }
+            }
+        }
+        self.publish_session(session_id, bundle.task_id()).await;
+        Ok(())
+    }
+
+    async fn resume(
+        &self,
+        bundle: &Bundle,
+        questions: &[clarify_core::Question],
+        outcome: &Outcome,
+        response: &Response,
+    ) -> Result<bool> {
+        let session_id = bundle.session_id();
+        let Some(session) = sessions::get(self.db.pool(), session_id).await? else {
+            return Ok(false);
+        };
+        let Ok(target) = serde_json::from_str::<ResumeTarget>(&session.resume_target) else {
+            tracing::warn!(pending_id = %response.pending_id, "detached answer but the session has no resume target");
+            return Ok(false);
+        };
+        let prompt = agent_text::resume_prompt(questions, outcome);
+        let payload = ResumePayload {
+            session_id,
+            task_id: bundle.task_id(),
+            pending_id: &response.pending_id,
+            prompt: &prompt,
+            response,
+        };
+        if !resume::dispatch(&self.http, &target, &payload).await {
+            return Ok(false);
+        }
+        // The agent continues in a successor turn, created only now that the
+        // dispatch was accepted.
+        let now = now_micros();
+        self.start_turn(session_id, now).await?;
+        Ok(true)
+    }
+
+    /// The bundle as stored, for `GET /clarification/{id}`.
+    ///
+    /// # Errors
+    /// 404 unknown or foreign.
+    pub async fn read(&self, caller: Caller, pending_id: &str) -> Result<BundleView> {
+        let bundle = self.authorized_bundle(caller, pending_id).await?;
+        self.view(&bundle).await
+    }
+
+    async fn view(&self, bundle: &Bundle) -> Result<BundleView> {
+        let pending_id = bundle.messages[0].metadata.pending_id.clone();
+        let active = repo::is_active(self.db.pool(), &pending_id).await?;
+        let won = winner(&bundle.messages);
+        let status = match (&won, active) {
+            (Some(w), _) => w.status.as_str().to_owned(),
+            (None, true) => Status::Pending.as_str().to_owned(),
+            (None, false) => bundle
+                .messages
+                .iter()
+                .map(|m| m.metadata.status.clone())
+                .find(|s| !clarify_core::Status::counts_as_pending(s))
+                .unwrap_or_else(|| "superseded".to_owned()),
+        };
+        let created_at = bundle.created_at();
+        let listed = PendingBundle::from_messages(
+            BundleIdentity {
+                pending_id: pending_id.clone(),
+                task_id: bundle.task_id().to_owned(),
+                session_id: bundle.session_id().to_owned(),
+            },
+            clock::rfc3339(created_at),
+            clarify_core::listing::age_seconds(now_micros(), created_at),
+            &bundle.messages,
+        );
+        Ok(BundleView {
+            bundle: listed,
+            status,
+            active,
+            agent_disconnected: bundle
+                .messages
+                .iter()
+                .any(|m| m.metadata.agent_disconnected),
+            response: won.map(|w| w.to_response(&pending_id, &clock::rfc3339(bundle.updated_at()))),
+        })
+    }
+
+    /// Long-polls for the bundle's resolution (A5a, A7): returns the
+    /// outcome, 409 when it can no longer be answered, 504 after `timeout`.
+    /// Dropping the future (the client went away) unregisters the waiter.
+    ///
+    /// # Errors
+    /// 404 unknown or foreign, 409 closed, 504 timeout.
+    pub async fn wait(
+        &self,
+        caller: Caller,
+        pending_id: &str,
+        timeout: std::time::Duration,
+    ) -> Result<RespondBody> {
+        self.authorized_bundle(caller, pending_id).await?;
+        // Register before reading, so a resolution between the read and the
+        // wait still wakes us.
+        let mut waiting = self.waiters.wait(pending_id);
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            if let Wake::Resolved(response) = waiting.wake.borrow_and_update().clone() {
+                let status = if response.rejected {
+                    Status::Rejected
+                } else {
+                    Status::Answered
+                };
+                return Ok(RespondBody::new(true, status, response));
+            }
+            let bundle = repo::load(self.db.pool(), pending_id)
+                .await?
+                .ok_or(Error::NotFound("clarification request"))?;
+            if let Some(w) = winner(&bundle.messages) {
+                let delivery_pending = bundle
+                    .messages
+                    .iter()
+                    .any(|m| m.metadata.response_delivery_pending);
+                if !delivery_pending {
+                    return Ok(RespondBody::new(
+                        true,
+                        w.status,
+                        w.to_response(pending_id, &clock::rfc3339(bundle.updated_at())),
+                    ));
+                }
+            } else if !repo::is_active(self.db.pool(), pending_id).await? {
+                return Err(Error::Conflict("clarification request is no longer active"));
+            }
+            tokio::select! {
+                changed = waiting.wake.changed() => {
+                    if changed.is_err() { return Err(Error::WaitTimeout); }
+                }
+                () = tokio::time::sleep_until(deadline) => return Err(Error::WaitTimeout),
+            }
+        }
+    }
+
+    /// Cancels an active bundle (A9): authorized like the others, never a claim.
+    ///
+    /// # Errors
+    /// 404 unknown or foreign, 409 when it is not active.
+    pub async fn cancel(&self, caller: Caller, pending_id: &str) -> Result<()> {
+        let bundle = self.authorized_bundle(caller, pending_id).await?;
+        let changed = repo::transition(
+            &self.db,
+            Scope::Bundle(pending_id),
+            Transition::Cancel,
+            now_micros(),
+        )
+        .await?;
+        if changed.is_empty() {
+            return Err(Error::Conflict("clarification request is no longer active"));
+        }
+        self.closed(&changed, bundle.session_id(), bundle.task_id())
+            .await
+    }
+
+    /// Sets a session's state; a terminal state expires its active bundles.
+    ///
+    /// # Errors
+    /// 400 for an unknown state, 404 for an unknown session.
+    pub async fn set_session_state(
+        &self,
+        session_id: &str,
+        state: &str,
+    ) -> Result<sessions::Session> {
+        if !sessions::STATES.contains(&state) {
+            return Err(Error::BadRequest(format!(
+                "state: must be one of {}",
+                sessions::STATES.join(", ")
+            )));
+        }
+        let now = now_micros();
+        if !sessions::set_state(self.db.pool(), session_id, state, now).await? {
+            return Err(Error::NotFound("session"));
+        }
+        let session = sessions::get(self.db.pool(), session_id)
+            .await?
+            .ok_or(Error::NotFound("session"))?;
+        if sessions::is_terminal(state) {
+            let expired = repo::transition(
+                &self.db,
+                Scope::Session(session_id),
+                Transition::Expire,
+                now,
+            )
+            .await?;
+            self.closed(&expired, session_id, &session.task_id).await?;
+        }
+        self.publish_session(session_id, &session.task_id).await;
+        Ok(session)
+    }
+
+    /// Starts a new turn, completing the open one first (which detaches its
+    /// bundles). Bundles of older turns are superseded.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn start_turn(&self, session_id: &str, now: i64) -> Result<turns::Turn> {
+        let superseded = repo::active_in_session(self.db.pool(), session_id).await?;
+        if let Some(current) = turns::current(self.db.pool(), session_id).await?
+            && current.completed_at.is_none()
+        {
+            self.complete_turn(session_id, &current.id).await?;
+        }
+        let turn = turns::Turn {
+            id: new_id(),
+            task_session_id: session_id.to_owned(),
+            started_at: now,
+            completed_at: None,
+            created_at: now,
+        };
+        turns::insert(self.db.pool(), &turn).await?;
+        for pending_id in &superseded {
+            self.waiters.wake(pending_id, Wake::Closed);
+        }
+        Ok(turn)
+    }
+
+    /// Completes a turn and runs the detach pass on its still-active bundles.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn complete_turn(&self, session_id: &str, turn_id: &str) -> Result<bool> {
+        let now = now_micros();
+        let completed = turns::complete(self.db.pool(), turn_id, now).await?;
+        let is_current = turns::current(self.db.pool(), session_id)
+            .await?
+            .is_some_and(|t| t.id == turn_id);
+        if is_current {
+            let detached = repo::transition(
+                &self.db,
+                Scope::Session(session_id),
+                Transition::Detach,
+                now,
+            )
+            .await?;
+            for pending_id in &detached {
+                self.publish_bundle(pending_id).await?;
+            }
+        }
+        Ok(completed)
+    }
+
+    /// R6: bundles a crash left claimed but undelivered become answerable again.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn reconcile(&self) -> Result<usize> {
+        let pending = repo::delivery_pending(self.db.pool()).await?;
+        for pending_id in &pending {
+            tracing::warn!(
+                pending_id,
+                "restoring a clarification whose delivery was interrupted"
+            );
+            repo::restore(&self.db, pending_id, now_micros()).await?;
+        }
+        Ok(pending.len())
+    }
+
+    async fn closed(&self, pending_ids: &[String], session_id: &str, task_id: &str) -> Result<()> {
+        for pending_id in pending_ids {
+            self.waiters.wake(pending_id, Wake::Closed);
+            self.publish_bundle(pending_id).await?;
+        }
+        if !pending_ids.is_empty() {
+            sessions::transition(
+                self.db.pool(),
+                session_id,
+                &["WAITING_FOR_INPUT"],
+                "RUNNING",
+                now_micros(),
+            )
+            .await?;
+        }
+        self.publish_session(session_id, task_id).await;
+        Ok(())
+    }
+
+    async fn publish_bundle(&self, pending_id: &str) -> Result<()> {
+        if let Some(bundle) = repo::load(self.db.pool(), pending_id).await? {
+            for row in &bundle.rows {
+                if let Some(message) = messages::get(self.db.pool(), &row.id).await? {
+                    self.events
+                        .publish("session.message.updated", json!(message));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn publish_session(&self, session_id: &str, task_id: &str) {
+        self.events.publish(
+            "task.updated",
+            json!({"task_id": task_id, "session_id": session_id}),
+        );
+    }
+}
+
+/// Every state a bundle can put a session into WAITING_FOR_INPUT from.
+const NON_TERMINAL: [&str; 5] = [
+    "CREATED",
+    "STARTING",
+    "RUNNING",
+    "IDLE",
+    "WAITING_FOR_INPUT",
+];

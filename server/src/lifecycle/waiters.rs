@@ -1,0 +1,105 @@
+//! In-memory waiters: agents blocked on their own bundle (a `/wait` poll or
+//! an `ask_user_question_kandev` call). Nothing here is needed for
+//! correctness (R6): the database says what was answered; this only decides
+//! whether an agent is attached, and wakes it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use tokio::sync::watch;
+
+/// How long after a poll ends an agent still counts as attached, so that a
+/// poll loop is not mistaken for a departed agent between two requests.
+pub const GRACE: Duration = Duration::from_secs(30);
+
+/// What wakes a waiter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Wake {
+    /// Still waiting.
+    Nothing,
+    /// Resolved (answered or rejected); the waiter re-reads the outcome.
+    Resolved(clarify_core::Response),
+    /// Cancelled, expired or superseded: nobody will answer.
+    Closed,
+}
+
+#[derive(Debug)]
+struct Entry {
+    waiting: usize,
+    last_seen: Instant,
+    wake: watch::Sender<Wake>,
+}
+
+/// Every bundle someone is waiting on, by `pending_id`.
+#[derive(Debug, Clone, Default)]
+pub struct Waiters {
+    entries: Arc<Mutex<HashMap<String, Entry>>>,
+}
+
+/// A registered waiter; dropping it (the request ended or was cancelled)
+/// unregisters it.
+#[derive(Debug)]
+pub struct Waiting {
+    waiters: Waiters,
+    pending_id: String,
+    /// Changes when the bundle is resolved or closed.
+    pub wake: watch::Receiver<Wake>,
+}
+
+impl Waiters {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Registers a waiter on `pending_id`.
+    #[must_use]
+    pub fn wait(&self, pending_id: &str) -> Waiting {
+        let mut entries = self.lock();
+        let entry = entries
+            .entry(pending_id.to_owned())
+            .or_insert_with(|| Entry {
+                waiting: 0,
+                last_seen: Instant::now(),
+                wake: watch::channel(Wake::Nothing).0,
+            });
+        entry.waiting += 1;
+        entry.last_seen = Instant::now();
+        Waiting {
+            waiters: self.clone(),
+            pending_id: pending_id.to_owned(),
+            wake: entry.wake.subscribe(),
+        }
+    }
+
+    /// Whether an agent is waiting on `pending_id` now or polled within [`GRACE`].
+    #[must_use]
+    pub fn is_attached(&self, pending_id: &str) -> bool {
+        self.lock()
+            .get(pending_id)
+            .is_some_and(|e| e.waiting > 0 || e.last_seen.elapsed() < GRACE)
+    }
+
+    /// Wakes every waiter on `pending_id`.
+    pub fn wake(&self, pending_id: &str, wake: Wake) {
+        if let Some(entry) = self.lock().get(pending_id) {
+            entry.wake.send_replace(wake);
+        }
+    }
+
+    fn release(&self, pending_id: &str) {
+        let mut entries = self.lock();
+        if let Some(entry) = entries.get_mut(pending_id) {
+            entry.waiting = entry.waiting.saturating_sub(1);
+            entry.last_seen = Instant::now();
+        }
+        // Forget bundles nobody has waited on for a while.
+        entries.retain(|_, e| e.waiting > 0 || e.last_seen.elapsed() < GRACE * 4);
+    }
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        self.waiters.release(&self.pending_id);
+    }
+}

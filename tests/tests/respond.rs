@@ -1,0 +1,349 @@
+//! The REST lifecycle against a real server and SQLite file: ask, answer,
+//! lose to a winner (R2), inactive bundles (409), validation (N*, R2c), R12
+//! key presence, and a real concurrent race (R3).
+
+use clarify_tests::{Receiver, TestServer};
+use serde_json::{Value, json};
+
+fn two_questions() -> Value {
+    json!([
+        {"prompt": "Which database?", "options": [{"label": "SQLite"}, {"label": "PostgreSQL"}]},
+        {"prompt": "Ship today?", "options": [{"label": "Yes"}, {"label": "No"}]}
+    ])
+}
+
+fn answer(db: &str, ship: &str) -> Value {
+    json!({"answers": [
+        {"question_id": "q1", "selected_options": [db]},
+        {"question_id": "q2", "selected_options": [ship]}
+    ]})
+}
+
+#[tokio::test]
+async fn r10_winner_then_loser_gets_the_winners_payload() {
+    let server = TestServer::start().await;
+    let (_, session, token) = server.session(None).await;
+    let pending = server.ask(&session, &token, two_questions()).await;
+    // The agent polls (and times out): it stays attached for the grace period,
+    // so the answer is delivered live rather than through a resume.
+    let (status, _) = server
+        .get(&format!("/clarification/{pending}/wait?timeout=1"))
+        .await;
+    assert_eq!(status, 504, "A5a: an existing bundle times out with 504");
+    let (status, won) = server
+        .post(
+            &format!("/clarification/{pending}/respond"),
+            &answer("q1_opt1", "q2_opt2"),
+        )
+        .await;
+    assert_eq!(status, 200, "{won}");
+    assert_eq!(won["claimed"], true);
+    assert_eq!(won["success"], true);
+    assert_eq!(won["status"], "answered");
+
+    let (status, lost) = server
+        .post(
+            &format!("/clarification/{pending}/respond"),
+            &answer("q1_opt2", "q2_opt1"),
+        )
+        .await;
+    assert_eq!(status, 200, "R2 winner branch: {lost}");
+    assert_eq!(lost["claimed"], false);
+    assert_eq!(
+        lost["response"]["answers"], won["response"]["answers"],
+        "the loser is told the winner's answers"
+    );
+
+    let (status, delivered) = server
+        .get(&format!("/clarification/{pending}/wait?timeout=1"))
+        .await;
+    assert_eq!(status, 200, "{delivered}");
+    assert_eq!(delivered["response"]["answers"], won["response"]["answers"]);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn r12_every_key_present_on_the_raw_text() {
+    let server = TestServer::start().await;
+    let (_, session, token) = server.session(None).await;
+    let pending = server.ask(&session, &token, two_questions()).await;
+
+    let text = server
+        .client()
+        .post(server.url(&format!("/api/v1/clarification/{pending}/respond")))
+        .json(&json!({"rejected": true}))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for needle in [
+        r#""answers":[]"#,
+        r#""rejected":true"#,
+        r#""reject_reason":"""#,
+        r#""claimed":true"#,
+        r#""success":true"#,
+    ] {
+        assert!(text.contains(needle), "{needle} missing from {text}");
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn r2_no_winner_branch_superseded_and_terminal_are_409() {
+    let server = TestServer::start().await;
+    let (task, session, token) = server.session(None).await;
+    let old = server.ask(&session, &token, two_questions()).await;
+    let (status, _) = server
+        .post(&format!("/sessions/{session}/turns"), &json!({}))
+        .await;
+    assert_eq!(status, 201);
+    let (status, body) = server
+        .post(
+            &format!("/clarification/{old}/respond"),
+            &answer("q1_opt1", "q2_opt1"),
+        )
+        .await;
+    assert_eq!(
+        (status, body["error"].as_str().unwrap()),
+        (409, "clarification request is no longer active")
+    );
+
+    let current = server.ask(&session, &token, two_questions()).await;
+    let (_, view) = server.get(&format!("/tasks/{task}")).await;
+    assert_eq!(view["task_pending_action"], "clarification");
+    let response = server
+        .client()
+        .patch(server.url(&format!("/api/v1/sessions/{session}")))
+        .json(&json!({"state": "COMPLETED"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let (status, _) = server
+        .post(
+            &format!("/clarification/{current}/respond"),
+            &answer("q1_opt1", "q2_opt1"),
+        )
+        .await;
+    assert_eq!(status, 409, "a terminal session's bundle expired");
+    let (_, view) = server.get(&format!("/tasks/{task}")).await;
+    assert!(
+        view.as_object()
+            .unwrap()
+            .contains_key("task_pending_action"),
+        "T2: key always present"
+    );
+    assert_eq!(view["task_pending_action"], Value::Null);
+    assert_eq!(view["primary_session_pending_action"], Value::Null);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn validation_errors_name_the_field_and_change_nothing() {
+    let server = TestServer::start().await;
+    let (_, session, token) = server.session(None).await;
+    let pending = server.ask(&session, &token, two_questions()).await;
+    let cases = [
+        (json!({"answers": [{"question_id": "q1"}]}), "answers"),
+        (
+            json!({"answers": [{"question_id": "q1", "selected_options": ["nope"]}, {"question_id": "q2"}]}),
+            "answers[0].selected_options[0]",
+        ),
+        (
+            json!({"answers": [{"question_id": "q1", "custom_text": "本".repeat(2001)}, {"question_id": "q2"}]}),
+            "answers[0].custom_text",
+        ),
+        (
+            json!({"rejected": true, "answers": [{"question_id": "q1"}]}),
+            "answers",
+        ),
+        (json!({"answers": "not a list"}), "answers"),
+        (json!({"answer": []}), "answer"),
+    ];
+    for (body, field) in cases {
+        let (status, error) = server
+            .post(&format!("/clarification/{pending}/respond"), &body)
+            .await;
+        assert!((400..500).contains(&status), "{body} → {status}");
+        assert!(
+            error["error"].as_str().unwrap().contains(field),
+            "{body} → {error}"
+        );
+    }
+    for raw in [
+        "{not json",
+        "[]",
+        &format!("{}{}", "[".repeat(200), "]".repeat(200)),
+    ] {
+        let response = server
+            .client()
+            .post(server.url(&format!("/api/v1/clarification/{pending}/respond")))
+            .header("content-type", "application/json")
+            .body(raw.to_owned())
+            .send()
+            .await
+            .unwrap();
+        assert!(
+            response.status().is_client_error(),
+            "{raw:.20} → {}",
+            response.status()
+        );
+    }
+    let huge = "x".repeat(3 * 1024 * 1024);
+    let response = server
+        .client()
+        .post(server.url(&format!("/api/v1/clarification/{pending}/respond")))
+        .header("content-type", "application/json")
+        .body(huge)
+        .send()
+        .await
+        .unwrap();
+    assert!(response.status().is_client_error(), "{}", response.status());
+
+    let (_, view) = server.get(&format!("/clarification/{pending}")).await;
+    assert_eq!(view["status"], "pending", "nothing changed: {view}");
+    assert_eq!(view["active"], true);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn unknown_bundle_is_404_on_all_four_endpoints() {
+    let server = TestServer::start().await;
+    for (status, body) in [
+        server.get("/clarification/nope").await,
+        server.get("/clarification/nope/wait?timeout=1").await,
+        server
+            .post("/clarification/nope/respond", &json!({"rejected": true}))
+            .await,
+        server.post("/clarification/nope/cancel", &json!({})).await,
+    ] {
+        assert_eq!(
+            (status, body),
+            (404, json!({"error": "clarification request not found"}))
+        );
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn r3_concurrent_answers_have_exactly_one_winner() {
+    let server = TestServer::start().await;
+    let receiver = Receiver::start().await;
+    let (_, session, token) = server
+        .session(Some(json!({"webhook_url": receiver.url()})))
+        .await;
+    for iteration in 0..25 {
+        let pending = server.ask(&session, &token, json!([{"prompt": format!("round {iteration}"), "options": [{"label": "a"}, {"label": "b"}]}])).await;
+        let mut racers = Vec::new();
+        for racer in 0..4 {
+            let client = server.client().clone();
+            let url = server.url(&format!("/api/v1/clarification/{pending}/respond"));
+            let option = if racer % 2 == 0 { "q1_opt1" } else { "q1_opt2" };
+            racers.push(tokio::spawn(async move {
+                let response = client.post(url).json(&json!({"answers": [{"question_id": "q1", "selected_options": [option], "custom_text": format!("racer {racer}")}]})).send().await.unwrap();
+                (response.status().as_u16(), response.json::<Value>().await.unwrap())
+            }));
+        }
+        let mut results = Vec::new();
+        for racer in racers {
+            results.push(racer.await.unwrap());
+        }
+        let winners: Vec<&Value> = results
+            .iter()
+            .filter(|(_, b)| b["claimed"] == true)
+            .map(|(_, b)| b)
+            .collect();
+        assert_eq!(winners.len(), 1, "iteration {iteration}: {results:?}");
+        for (status, body) in &results {
+            assert_eq!(*status, 200, "{body}");
+            assert_eq!(
+                body["response"]["answers"], winners[0]["response"]["answers"],
+                "losers see the winner"
+            );
+        }
+        assert_eq!(
+            receiver.count(),
+            iteration + 1,
+            "exactly one resume per bundle"
+        );
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn detached_answer_resumes_once_and_a_refused_resume_restores() {
+    let server = TestServer::start().await;
+    let receiver = Receiver::start().await;
+    let (_, session, token) = server
+        .session(Some(json!({"webhook_url": receiver.url()})))
+        .await;
+    let pending = server.ask(&session, &token, two_questions()).await;
+    let (status, _) = server
+        .post(
+            &format!("/clarification/{pending}/respond"),
+            &answer("q1_opt2", "q2_opt1"),
+        )
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(receiver.count(), 1);
+    let resume = receiver.last();
+    assert_eq!(resume["pending_id"], pending.as_str());
+    assert!(
+        resume["prompt"]
+            .as_str()
+            .unwrap()
+            .starts_with("You previously asked the user:\nQ1: Which database?"),
+        "{resume}"
+    );
+
+    // A session whose target refuses: the claim is rolled back (R7a).
+    let (_, session, token) = server
+        .session(Some(json!({"webhook_url": receiver.refusing_url()})))
+        .await;
+    let pending = server.ask(&session, &token, two_questions()).await;
+    let (status, body) = server
+        .post(
+            &format!("/clarification/{pending}/respond"),
+            &answer("q1_opt1", "q2_opt1"),
+        )
+        .await;
+    assert_eq!(status, 500, "{body}");
+    let (_, view) = server.get(&format!("/clarification/{pending}")).await;
+    assert_eq!(view["status"], "pending", "answerable again: {view}");
+    assert_eq!(view["active"], true);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn rejection_of_a_detached_bundle_is_stored_without_resuming() {
+    let server = TestServer::start().await;
+    let receiver = Receiver::start().await;
+    let (_, session, token) = server
+        .session(Some(json!({"webhook_url": receiver.url()})))
+        .await;
+    let pending = server.ask(&session, &token, two_questions()).await;
+    let (status, body) = server
+        .post(
+            &format!("/clarification/{pending}/respond"),
+            &json!({"rejected": true, "reject_reason": " busy "}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["response"]["reject_reason"], "busy");
+    assert_eq!(receiver.count(), 0, "R9: no resume for a rejection");
+    let (_, replay) = server
+        .post(
+            &format!("/clarification/{pending}/respond"),
+            &json!({"rejected": true, "reject_reason": "other"}),
+        )
+        .await;
+    assert_eq!(replay["claimed"], false);
+    assert_eq!(
+        replay["response"]["reject_reason"], "",
+        "R2b: no reason on replay"
+    );
+    assert_eq!(replay["response"]["answers"], json!([]));
+    server.stop().await;
+}
