@@ -70,6 +70,17 @@ pub async fn run(cli: Cli) -> ExitCode {
 }
 
 async fn serve(args: ServeArgs) -> Result<(), String> {
+    // The database opens first: once "listening on" is printed, every route works.
+    let url = args
+        .database_url
+        .as_deref()
+        .unwrap_or(crate::db::DEFAULT_DATABASE_URL);
+    let db = crate::db::Db::connect(url)
+        .await
+        .map_err(|e| format!("cannot open the database: {e}"))?;
+    let state = AppState::new(db)
+        .await
+        .map_err(|e| format!("cannot start: {e}"))?;
     let listener = TcpListener::bind(args.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
@@ -84,16 +95,6 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         .map_err(|e| format!("cannot write to stdout: {e}"))?;
     drop(stdout);
 
-    let url = args
-        .database_url
-        .as_deref()
-        .unwrap_or(crate::db::DEFAULT_DATABASE_URL);
-    let db = crate::db::Db::connect(url)
-        .await
-        .map_err(|e| format!("cannot open the database: {e}"))?;
-    let state = AppState::new(db)
-        .await
-        .map_err(|e| format!("cannot start: {e}"))?;
     crate::serve(listener, state, shutdown_signal())
         .await
         .map_err(|e| format!("server failed: {e}"))

@@ -80,6 +80,15 @@ impl TestServer {
         parse(response).await
     }
 
+    /// Answers or rejects `pending_id` over REST; returns status and body.
+    ///
+    /// # Panics
+    /// When the request fails at the HTTP level.
+    pub async fn respond(&self, pending_id: &str, body: &Value) -> (u16, Value) {
+        self.post(&format!("/clarification/{pending_id}/respond"), body)
+            .await
+    }
+
     /// Creates a task and a session on it (with `resume` as its resume
     /// target, if any); returns (task id, session id, agent token).
     ///

@@ -31,10 +31,7 @@ async fn r10_winner_then_loser_gets_the_winners_payload() {
         .await;
     assert_eq!(status, 504, "A5a: an existing bundle times out with 504");
     let (status, won) = server
-        .post(
-            &format!("/clarification/{pending}/respond"),
-            &answer("q1_opt1", "q2_opt2"),
-        )
+        .respond(&pending, &answer("q1_opt1", "q2_opt2"))
         .await;
     assert_eq!(status, 200, "{won}");
     assert_eq!(won["claimed"], true);
@@ -42,10 +39,7 @@ async fn r10_winner_then_loser_gets_the_winners_payload() {
     assert_eq!(won["status"], "answered");
 
     let (status, lost) = server
-        .post(
-            &format!("/clarification/{pending}/respond"),
-            &answer("q1_opt2", "q2_opt1"),
-        )
+        .respond(&pending, &answer("q1_opt2", "q2_opt1"))
         .await;
     assert_eq!(status, 200, "R2 winner branch: {lost}");
     assert_eq!(lost["claimed"], false);
@@ -99,12 +93,7 @@ async fn r2_no_winner_branch_superseded_and_terminal_are_409() {
         .post(&format!("/sessions/{session}/turns"), &json!({}))
         .await;
     assert_eq!(status, 201);
-    let (status, body) = server
-        .post(
-            &format!("/clarification/{old}/respond"),
-            &answer("q1_opt1", "q2_opt1"),
-        )
-        .await;
+    let (status, body) = server.respond(&old, &answer("q1_opt1", "q2_opt1")).await;
     assert_eq!(
         (status, body["error"].as_str().unwrap()),
         (409, "clarification request is no longer active")
@@ -122,10 +111,7 @@ async fn r2_no_winner_branch_superseded_and_terminal_are_409() {
         .unwrap();
     assert_eq!(response.status(), 200);
     let (status, _) = server
-        .post(
-            &format!("/clarification/{current}/respond"),
-            &answer("q1_opt1", "q2_opt1"),
-        )
+        .respond(&current, &answer("q1_opt1", "q2_opt1"))
         .await;
     assert_eq!(status, 409, "a terminal session's bundle expired");
     let (_, view) = server.get(&format!("/tasks/{task}")).await;
@@ -163,9 +149,7 @@ async fn validation_errors_name_the_field_and_change_nothing() {
         (json!({"answer": []}), "answer"),
     ];
     for (body, field) in cases {
-        let (status, error) = server
-            .post(&format!("/clarification/{pending}/respond"), &body)
-            .await;
+        let (status, error) = server.respond(&pending, &body).await;
         assert!((400..500).contains(&status), "{body} → {status}");
         assert!(
             error["error"].as_str().unwrap().contains(field),
@@ -281,10 +265,7 @@ async fn detached_answer_resumes_once_and_a_refused_resume_restores() {
         .await;
     let pending = server.ask(&session, &token, two_questions()).await;
     let (status, _) = server
-        .post(
-            &format!("/clarification/{pending}/respond"),
-            &answer("q1_opt2", "q2_opt1"),
-        )
+        .respond(&pending, &answer("q1_opt2", "q2_opt1"))
         .await;
     assert_eq!(status, 200);
     assert_eq!(receiver.count(), 1);
@@ -304,10 +285,7 @@ async fn detached_answer_resumes_once_and_a_refused_resume_restores() {
         .await;
     let pending = server.ask(&session, &token, two_questions()).await;
     let (status, body) = server
-        .post(
-            &format!("/clarification/{pending}/respond"),
-            &answer("q1_opt1", "q2_opt1"),
-        )
+        .respond(&pending, &answer("q1_opt1", "q2_opt1"))
         .await;
     assert_eq!(status, 500, "{body}");
     let (_, view) = server.get(&format!("/clarification/{pending}")).await;
@@ -325,8 +303,8 @@ async fn rejection_of_a_detached_bundle_is_stored_without_resuming() {
         .await;
     let pending = server.ask(&session, &token, two_questions()).await;
     let (status, body) = server
-        .post(
-            &format!("/clarification/{pending}/respond"),
+        .respond(
+            &pending,
             &json!({"rejected": true, "reject_reason": " busy "}),
         )
         .await;
@@ -334,8 +312,8 @@ async fn rejection_of_a_detached_bundle_is_stored_without_resuming() {
     assert_eq!(body["response"]["reject_reason"], "busy");
     assert_eq!(receiver.count(), 0, "R9: no resume for a rejection");
     let (_, replay) = server
-        .post(
-            &format!("/clarification/{pending}/respond"),
+        .respond(
+            &pending,
             &json!({"rejected": true, "reject_reason": "other"}),
         )
         .await;

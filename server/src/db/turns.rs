@@ -24,6 +24,20 @@ pub struct Turn {
     pub created_at: i64,
 }
 
+impl Turn {
+    /// A new, open turn of `session_id` starting `now`.
+    #[must_use]
+    pub fn starting(session_id: &str, now: i64) -> Self {
+        Self {
+            id: crate::ids::new_id(),
+            task_session_id: session_id.to_owned(),
+            started_at: now,
+            completed_at: None,
+            created_at: now,
+        }
+    }
+}
+
 /// The current-turn order: newest by `started_at`, then `created_at`, then
 /// `id` (DESIGN.md "current turn"). The one definition, used by every query.
 pub const CURRENT_TURN_ORDER: &str = "started_at DESC, created_at DESC, id DESC";

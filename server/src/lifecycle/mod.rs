@@ -131,13 +131,7 @@ impl Lifecycle {
         let turn_id = match turns::current(&mut *tx, session_id).await? {
             Some(turn) if turn.completed_at.is_none() => turn.id,
             _ => {
-                let turn = turns::Turn {
-                    id: new_id(),
-                    task_session_id: session_id.to_owned(),
-                    started_at: now,
-                    completed_at: None,
-                    created_at: now,
-                };
+                let turn = turns::Turn::starting(session_id, now);
                 turns::insert(&mut *tx, &turn).await?;
                 turn.id
             }
@@ -297,14 +291,7 @@ impl Lifecycle {
             now,
         )
         .await?;
-        if let Some(updated) = repo::load(self.db.pool(), pending_id).await? {
-            for row in &updated.rows {
-                if let Some(message) = messages::get(self.db.pool(), &row.id).await? {
-                    self.events
-                        .publish("session.message.updated", json!(message));
-                }
-            }
-        }
+        self.publish_bundle(pending_id).await?;
         self.publish_session(session_id, bundle.task_id()).await;
         Ok(())
     }
@@ -509,13 +496,7 @@ impl Lifecycle {
         {
             self.complete_turn(session_id, &current.id).await?;
         }
-        let turn = turns::Turn {
-            id: new_id(),
-            task_session_id: session_id.to_owned(),
-            started_at: now,
-            completed_at: None,
-            created_at: now,
-        };
+        let turn = turns::Turn::starting(session_id, now);
         turns::insert(self.db.pool(), &turn).await?;
         for pending_id in &superseded {
             self.waiters.wake(pending_id, Wake::Closed);
