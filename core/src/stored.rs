@@ -37,7 +37,28 @@ pub struct ClarificationMetadata {
     pub agent_disconnected: bool,
     /// Claimed, delivery not yet confirmed (R6 reconciliation).
     pub response_delivery_pending: bool,
+    /// A resume dispatch was started for this claim: after a crash it may
+    /// have reached the agent, so it must not be rolled back and resent.
+    pub resume_attempted: bool,
+    /// Keys this version does not know, kept so that rewriting a row never
+    /// drops what a newer version stored.
+    pub extra: Map<String, Value>,
 }
+
+/// The keys [`ClarificationMetadata`] reads into its own fields.
+const KNOWN_KEYS: [&str; 11] = [
+    "pending_id",
+    "question_id",
+    "question",
+    "question_index",
+    "question_total",
+    "context",
+    "status",
+    "response",
+    "agent_disconnected",
+    "response_delivery_pending",
+    "resume_attempted",
+];
 
 impl ClarificationMetadata {
     /// Reads metadata, treating anything missing or malformed as empty.
@@ -70,6 +91,12 @@ impl ClarificationMetadata {
                 .and_then(|v| Answer::deserialize(v).ok()),
             agent_disconnected: flag("agent_disconnected"),
             response_delivery_pending: flag("response_delivery_pending"),
+            resume_attempted: flag("resume_attempted"),
+            extra: object
+                .iter()
+                .filter(|(key, _)| !KNOWN_KEYS.contains(&key.as_str()))
+                .map(|(key, value)| (key.clone(), value.clone()))
+                .collect(),
         }
     }
 
@@ -77,7 +104,7 @@ impl ClarificationMetadata {
     /// the claim and detach write them.
     #[must_use]
     pub fn to_json(&self) -> Value {
-        let mut object = Map::new();
+        let mut object = self.extra.clone();
         let mut put = |key: &str, value: Value| {
             object.insert(String::from(key), value);
         };
@@ -104,6 +131,9 @@ impl ClarificationMetadata {
         }
         if self.response_delivery_pending {
             put("response_delivery_pending", Value::Bool(true));
+        }
+        if self.resume_attempted {
+            put("resume_attempted", Value::Bool(true));
         }
         Value::Object(object)
     }
@@ -267,9 +297,20 @@ mod tests {
             }),
             agent_disconnected: true,
             response_delivery_pending: true,
+            resume_attempted: true,
             ..ClarificationMetadata::default()
         };
         assert_eq!(ClarificationMetadata::from_json(&meta.to_json()), meta);
+    }
+
+    #[test]
+    fn unknown_keys_survive_a_rewrite() {
+        let stored = json!({"pending_id": "p", "question_id": "q1", "future_key": {"a": 1}});
+        let mut meta = ClarificationMetadata::from_json(&stored);
+        meta.status = "answered".to_string();
+        let rewritten = meta.to_json();
+        assert_eq!(rewritten["future_key"], json!({"a": 1}));
+        assert_eq!(rewritten["status"], "answered");
     }
 
     #[test]

@@ -188,6 +188,7 @@ impl Drop for TestServer {
 pub struct Receiver {
     addr: SocketAddr,
     received: std::sync::Arc<std::sync::Mutex<Vec<Value>>>,
+    hanging: std::sync::Arc<tokio::sync::Semaphore>,
     _shutdown: oneshot::Sender<()>,
 }
 
@@ -200,6 +201,9 @@ impl Receiver {
         use axum::routing::post;
         let received = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let sink = received.clone();
+        // One permit per request that reached /hang.
+        let hanging = std::sync::Arc::new(tokio::sync::Semaphore::new(0));
+        let arrived = hanging.clone();
         let app = axum::Router::new()
             .route(
                 "/resume",
@@ -214,6 +218,16 @@ impl Receiver {
             .route(
                 "/refuse",
                 post(|| async { (axum::http::StatusCode::SERVICE_UNAVAILABLE, "no") }),
+            )
+            .route(
+                "/hang",
+                post(move || {
+                    let arrived = arrived.clone();
+                    async move {
+                        arrived.add_permits(1);
+                        std::future::pending::<()>().await;
+                    }
+                }),
             );
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
@@ -228,6 +242,7 @@ impl Receiver {
         Self {
             addr,
             received,
+            hanging,
             _shutdown: shutdown,
         }
     }
@@ -242,6 +257,31 @@ impl Receiver {
     #[must_use]
     pub fn refusing_url(&self) -> String {
         format!("http://{}/refuse", self.addr)
+    }
+
+    /// A URL that takes resumes and never answers.
+    #[must_use]
+    pub fn hanging_url(&self) -> String {
+        format!("http://{}/hang", self.addr)
+    }
+
+    /// Waits until a resume has reached the hanging URL.
+    ///
+    /// # Panics
+    /// When the receiver is gone.
+    pub async fn wait_for_hanging(&self) {
+        self.hanging
+            .acquire()
+            .await
+            .expect("receiver alive")
+            .forget();
+        self.hanging.add_permits(1);
+    }
+
+    /// How many resumes reached the hanging URL.
+    #[must_use]
+    pub fn hanging_count(&self) -> usize {
+        self.hanging.available_permits()
     }
 
     /// How many resumes were accepted.

@@ -282,6 +282,7 @@ pub async fn restore(db: &Db, pending_id: &str, now: i64) -> sqlx::Result<bool> 
         meta.status = Status::Pending.as_str().to_owned();
         meta.response = None;
         meta.response_delivery_pending = false;
+        meta.resume_attempted = false;
     })
     .await
 }
@@ -293,6 +294,7 @@ pub async fn restore(db: &Db, pending_id: &str, now: i64) -> sqlx::Result<bool> 
 pub async fn finalize(db: &Db, pending_id: &str, now: i64) -> sqlx::Result<bool> {
     rewrite_delivery_pending(db, pending_id, now, |meta| {
         meta.response_delivery_pending = false;
+        meta.resume_attempted = false;
     })
     .await
 }
@@ -328,13 +330,23 @@ async fn rewrite_delivery_pending(
 pub async fn delivery_pending(db: impl AnyExecutor<'_>) -> sqlx::Result<Vec<String>> {
     let rows: Vec<(String,)> = sqlx::query_as(super::sql(format!(
         "SELECT DISTINCT m.pending_id FROM task_session_messages m \
-         WHERE m.type = '{CLARIFICATION_REQUEST}' \
-         AND m.clarification_status IN ('answered', 'rejected', 'responding') \
-         AND m.metadata LIKE '%\"response_delivery_pending\":true%'"
+         WHERE m.type = '{CLARIFICATION_REQUEST}' AND m.clarification_delivery_pending = 1"
     )))
     .fetch_all(db)
     .await?;
     Ok(rows.into_iter().map(|(p,)| p).collect())
+}
+
+/// Records that a resume dispatch is about to start for a claimed bundle, so
+/// a crash during it is not answered with a second resume (at most once).
+///
+/// # Errors
+/// Database errors.
+pub async fn mark_resume_attempted(db: &Db, pending_id: &str, now: i64) -> sqlx::Result<bool> {
+    rewrite_delivery_pending(db, pending_id, now, |meta| {
+        meta.resume_attempted = true;
+    })
+    .await
 }
 
 /// Which active questions a transition applies to.

@@ -119,6 +119,21 @@ impl Db {
     }
 }
 
+/// The tables of the schema (for structural tests, P1).
+///
+/// # Errors
+/// Database errors.
+pub async fn table_names(db: &Db) -> sqlx::Result<Vec<String>> {
+    let query = match db.backend {
+        Backend::Sqlite => "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
+        Backend::Postgres => {
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1"
+        }
+    };
+    let rows: Vec<(String,)> = sqlx::query_as(query).fetch_all(&db.pool).await?;
+    Ok(rows.into_iter().map(|(n,)| n).collect())
+}
+
 /// Marks a query assembled with `format!` as safe. Every interpolated piece
 /// is a constant of this crate (column lists, the active rule, dialect
 /// fragments); values always travel as bound parameters.

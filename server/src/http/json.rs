@@ -38,6 +38,9 @@ fn rejection_error(rejection: &JsonRejection) -> Error {
         JsonRejection::MissingJsonContentType(_) => {
             "invalid request body: expected Content-Type: application/json".to_owned()
         }
+        _ if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE => {
+            "request body too large".to_owned()
+        }
         _ => "invalid request body".to_owned(),
     };
     Error::Status(rejection.status(), message)

@@ -4,6 +4,7 @@ mod clarification;
 pub mod error;
 pub mod json;
 mod management;
+mod ws;
 
 use axum::Router;
 use axum::routing::{get, patch, post};
@@ -35,4 +36,5 @@ pub fn routes() -> Router<AppState> {
         .route("/clarification/{id}/wait", get(clarification::wait))
         .route("/clarification/{id}/respond", post(clarification::respond))
         .route("/clarification/{id}/cancel", post(clarification::cancel))
+        .route("/ws", get(ws::events))
 }

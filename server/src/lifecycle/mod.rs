@@ -137,6 +137,7 @@ impl Lifecycle {
             }
         };
         let pending_id = new_id();
+        let mut added = Vec::with_capacity(spec.questions.len());
         let total = i64::try_from(spec.questions.len()).unwrap_or(i64::MAX);
         for (index, question) in spec.questions.iter().enumerate() {
             let metadata = clarify_core::ClarificationMetadata {
@@ -163,7 +164,7 @@ impl Lifecycle {
                 updated_at: at,
             };
             messages::insert(&mut *tx, &message).await?;
-            self.events.publish("session.message.added", json!(message));
+            added.push(message);
         }
         sessions::transition(
             &mut *tx,
@@ -174,6 +175,10 @@ impl Lifecycle {
         )
         .await?;
         tx.commit().await?;
+        // Published only once durable, so no browser sees a question that a
+        // failed commit never stored.
+        self.publish_messages("session.message.added", session_id, &added)
+            .await?;
         self.publish_session(session_id, &session.task_id).await;
         Ok(Created {
             pending_id,
@@ -319,6 +324,7 @@ impl Lifecycle {
             prompt: &prompt,
             response,
         };
+        repo::mark_resume_attempted(&self.db, &response.pending_id, now_micros()).await?;
         if !resume::dispatch(&self.http, &target, &payload).await {
             return Ok(false);
         }
@@ -401,6 +407,9 @@ impl Lifecycle {
                 };
                 return Ok(RespondBody::new(true, status, response));
             }
+            // Activeness before the rows: a claim committing between the two
+            // reads then shows up as a winner, never as "inactive, no winner".
+            let active = repo::is_active(self.db.pool(), pending_id).await?;
             let bundle = repo::load(self.db.pool(), pending_id)
                 .await?
                 .ok_or(Error::NotFound("clarification request"))?;
@@ -416,7 +425,7 @@ impl Lifecycle {
                         w.to_response(pending_id, &clock::rfc3339(bundle.updated_at())),
                     ));
                 }
-            } else if !repo::is_active(self.db.pool(), pending_id).await? {
+            } else if !active {
                 return Err(Error::Conflict("clarification request is no longer active"));
             }
             tokio::select! {
@@ -529,18 +538,31 @@ impl Lifecycle {
         Ok(completed)
     }
 
-    /// R6: bundles a crash left claimed but undelivered become answerable again.
+    /// R6: a claim a crash left undelivered becomes answerable again —
+    /// unless a resume dispatch had started, which may have reached the
+    /// agent; that one is kept (an answer reaches the agent at most once).
     ///
     /// # Errors
     /// Database errors.
     pub async fn reconcile(&self) -> Result<usize> {
         let pending = repo::delivery_pending(self.db.pool()).await?;
         for pending_id in &pending {
-            tracing::warn!(
-                pending_id,
-                "restoring a clarification whose delivery was interrupted"
-            );
-            repo::restore(&self.db, pending_id, now_micros()).await?;
+            let attempted = repo::load(self.db.pool(), pending_id)
+                .await?
+                .is_some_and(|b| b.messages.iter().any(|m| m.metadata.resume_attempted));
+            if attempted {
+                tracing::warn!(
+                    pending_id,
+                    "keeping a clarification whose resume was in flight at a crash"
+                );
+                repo::finalize(&self.db, pending_id, now_micros()).await?;
+            } else {
+                tracing::warn!(
+                    pending_id,
+                    "restoring a clarification whose delivery was interrupted"
+                );
+                repo::restore(&self.db, pending_id, now_micros()).await?;
+            }
         }
         Ok(pending.len())
     }
@@ -565,13 +587,33 @@ impl Lifecycle {
     }
 
     async fn publish_bundle(&self, pending_id: &str) -> Result<()> {
-        if let Some(bundle) = repo::load(self.db.pool(), pending_id).await? {
-            for row in &bundle.rows {
-                if let Some(message) = messages::get(self.db.pool(), &row.id).await? {
-                    self.events
-                        .publish("session.message.updated", json!(message));
-                }
-            }
+        let Some(bundle) = repo::load(self.db.pool(), pending_id).await? else {
+            return Ok(());
+        };
+        let mut updated = Vec::with_capacity(bundle.rows.len());
+        for row in &bundle.rows {
+            updated.extend(messages::get(self.db.pool(), &row.id).await?);
+        }
+        self.publish_messages("session.message.updated", bundle.session_id(), &updated)
+            .await
+    }
+
+    /// Publishes message events, each carrying its session's pending action
+    /// as it stands now (`"clarification"` or `null`).
+    async fn publish_messages(
+        &self,
+        action: &'static str,
+        session_id: &str,
+        list: &[Message],
+    ) -> Result<()> {
+        let waiting = !repo::active_in_session(self.db.pool(), session_id)
+            .await?
+            .is_empty();
+        let pending_action = waiting.then_some("clarification");
+        for message in list {
+            let mut payload = json!(message);
+            payload["pending_action"] = json!(pending_action);
+            self.events.publish(action, payload);
         }
         Ok(())
     }

@@ -1,0 +1,293 @@
+//! The rest of the lifecycle: asking (A6, idempotent repeat), turns (detach,
+//! supersede), cancel (A9), waiting (A5a), live events, and the structural
+//! P1 assertion.
+
+use clarify_tests::{Receiver, TestServer};
+use futures_util::StreamExt as _;
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+
+fn one_question(prompt: &str) -> Value {
+    json!([{"prompt": prompt, "options": [{"label": "yes"}, {"label": "no"}]}])
+}
+
+#[tokio::test]
+async fn an_identical_repeated_request_returns_the_same_bundle() {
+    let server = TestServer::start().await;
+    let (_, session, token) = server.session(None).await;
+    let first = server.ask(&session, &token, one_question("Deploy?")).await;
+    let again = server.ask(&session, &token, one_question("Deploy?")).await;
+    assert_eq!(first, again);
+    let other = server
+        .ask(&session, &token, one_question("Roll back?"))
+        .await;
+    assert_ne!(first, other);
+    let (_, transcript) = server.get(&format!("/sessions/{session}/messages")).await;
+    assert_eq!(
+        transcript["messages"].as_array().unwrap().len(),
+        2,
+        "{transcript}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn asking_needs_the_sessions_own_agent_token() {
+    let server = TestServer::start().await;
+    let (_, session, token) = server.session(None).await;
+    let (_, other_session, other_token) = server.session(None).await;
+    let body = json!({"session_id": session, "questions": one_question("?")});
+    let ask = |token: Option<String>| {
+        let mut request = server
+            .client()
+            .post(server.url("/api/v1/clarification/request"))
+            .json(&body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.send()
+    };
+    assert_eq!(ask(None).await.unwrap().status(), 401);
+    assert_eq!(
+        ask(Some("clk_agent_forged".into())).await.unwrap().status(),
+        401
+    );
+    assert_eq!(ask(Some(other_token)).await.unwrap().status(), 403);
+    assert_eq!(ask(Some(token.clone())).await.unwrap().status(), 201);
+    let _ = other_session;
+
+    let bad = json!({"session_id": session, "questions": [{"prompt": "?", "options": [{"label": "only one"}]}]});
+    let response = server
+        .client()
+        .post(server.url("/api/v1/clarification/request"))
+        .bearer_auth(&token)
+        .json(&bad)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 400);
+    let error: Value = response.json().await.unwrap();
+    assert!(
+        error["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("questions[0].options:"),
+        "{error}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn completing_the_turn_detaches_and_the_answer_resumes_the_agent() {
+    let server = TestServer::start().await;
+    let receiver = Receiver::start().await;
+    let (_, session, token) = server
+        .session(Some(json!({"webhook_url": receiver.url()})))
+        .await;
+    let (_, turn) = server
+        .post(&format!("/sessions/{session}/turns"), &json!({}))
+        .await;
+    let pending = server
+        .ask(&session, &token, one_question("Keep going?"))
+        .await;
+    let turn_id = turn["id"].as_str().unwrap();
+    let (status, _) = server
+        .post(
+            &format!("/sessions/{session}/turns/{turn_id}/complete"),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(status, 200);
+
+    let (_, view) = server.get(&format!("/clarification/{pending}")).await;
+    assert_eq!(
+        (&view["agent_disconnected"], &view["active"]),
+        (&json!(true), &json!(true)),
+        "detached, still answerable: {view}"
+    );
+    let (status, body) = server
+        .respond(
+            &pending,
+            &json!({"answers": [{"question_id": "q1", "custom_text": "yes, go"}]}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let resume = receiver.last();
+    assert_eq!(
+        resume["prompt"],
+        "You previously asked the user: \"Keep going?\"\nUser answered: yes, go\nPlease continue with this information."
+    );
+    assert_eq!(resume["response"]["answers"][0]["custom_text"], "yes, go");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn cancel_closes_the_bundle_for_waiters_and_answerers() {
+    let server = TestServer::start().await;
+    let (_, session, token) = server.session(None).await;
+    let pending = server.ask(&session, &token, one_question("Wait?")).await;
+    let waiter = {
+        let url = server.url(&format!("/api/v1/clarification/{pending}/wait?timeout=60"));
+        let client = server.client().clone();
+        tokio::spawn(async move { client.get(url).send().await.unwrap().status().as_u16() })
+    };
+    let (status, body) = server
+        .post(&format!("/clarification/{pending}/cancel"), &json!({}))
+        .await;
+    assert_eq!(
+        (status, body),
+        (200, json!({"success": true, "status": "cancelled"}))
+    );
+    // Whether the waiter registered before or after the cancel, it ends now.
+    assert_eq!(waiter.await.unwrap(), 409);
+    let (status, _) = server.respond(&pending, &json!({"rejected": true})).await;
+    assert_eq!(status, 409, "cancelled, no winner");
+    let (status, _) = server
+        .post(&format!("/clarification/{pending}/cancel"), &json!({}))
+        .await;
+    assert_eq!(status, 409);
+    let (_, view) = server.get(&format!("/clarification/{pending}")).await;
+    assert_eq!(view["status"], "cancelled");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_blocked_waiter_receives_the_answer_with_its_reason() {
+    let server = TestServer::start().await;
+    let (_, session, token) = server.session(None).await;
+    let pending = server.ask(&session, &token, one_question("Merge?")).await;
+    // Attach first (a timed-out poll keeps the agent attached for the grace
+    // period), then block on a long poll while the human answers.
+    let (status, _) = server
+        .get(&format!("/clarification/{pending}/wait?timeout=1"))
+        .await;
+    assert_eq!(status, 504);
+    let waiter = {
+        let url = server.url(&format!("/api/v1/clarification/{pending}/wait?timeout=60"));
+        let client = server.client().clone();
+        tokio::spawn(async move {
+            client
+                .get(url)
+                .send()
+                .await
+                .unwrap()
+                .json::<Value>()
+                .await
+                .unwrap()
+        })
+    };
+    let (status, _) = server
+        .respond(
+            &pending,
+            &json!({"rejected": true, "reject_reason": "not today"}),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let delivered = waiter.await.unwrap();
+    assert_eq!(delivered["status"], "rejected", "{delivered}");
+    assert!(delivered["response"]["rejected"] == true);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn events_announce_questions_and_answers_but_not_a_losing_answer() {
+    let server = TestServer::start().await;
+    let (_, session, token) = server.session(None).await;
+    let ws_url = server.url("/api/v1/ws").replace("http://", "ws://");
+    let (mut socket, _) = tokio_tungstenite::connect_async(ws_url).await.unwrap();
+    let mut next = async || loop {
+        match socket.next().await.expect("socket open").expect("frame") {
+            Message::Text(text) => return serde_json::from_str::<Value>(&text).unwrap(),
+            _ => continue,
+        }
+    };
+
+    let pending = server.ask(&session, &token, one_question("Ship?")).await;
+    let added = next().await;
+    assert_eq!(
+        (added["type"].as_str(), added["action"].as_str()),
+        (Some("notification"), Some("session.message.added"))
+    );
+    assert_eq!(added["payload"]["metadata"]["pending_id"], pending.as_str());
+    assert_eq!(added["payload"]["pending_action"], "clarification");
+    assert_eq!(next().await["action"], "task.updated");
+
+    let (_, _) = server
+        .get(&format!("/clarification/{pending}/wait?timeout=1"))
+        .await;
+    server
+        .respond(
+            &pending,
+            &json!({"answers": [{"question_id": "q1", "selected_options": ["q1_opt1"]}]}),
+        )
+        .await;
+    let updated = next().await;
+    assert_eq!(updated["action"], "session.message.updated");
+    assert_eq!(updated["payload"]["metadata"]["status"], "answered");
+    assert_eq!(updated["payload"]["pending_action"], Value::Null);
+    assert_eq!(next().await["action"], "task.updated");
+
+    // The loser changes nothing and publishes nothing (R2): the next event
+    // on the socket is the one caused after it.
+    let (_, lost) = server.respond(&pending, &json!({"rejected": true})).await;
+    assert_eq!(lost["claimed"], false);
+    let marker = server.ask(&session, &token, one_question("Marker?")).await;
+    let after = next().await;
+    assert_eq!(after["action"], "session.message.added");
+    assert_eq!(after["payload"]["metadata"]["pending_id"], marker.as_str());
+    server.stop().await;
+}
+
+#[test]
+fn p1_there_is_one_claim_and_one_active_rule() {
+    let sources = [
+        include_str!("../../server/src/db/clarification.rs"),
+        include_str!("../../server/src/db/messages.rs"),
+        include_str!("../../server/src/db/sessions.rs"),
+        include_str!("../../server/src/db/turns.rs"),
+        include_str!("../../server/src/db/tasks.rs"),
+        include_str!("../../server/src/db/workspaces.rs"),
+        include_str!("../../server/src/db/dialect.rs"),
+        include_str!("../../server/src/lifecycle/mod.rs"),
+        include_str!("../../server/src/http/clarification.rs"),
+    ];
+    let count = |needle: &str| {
+        sources
+            .iter()
+            .map(|s| s.matches(needle).count())
+            .sum::<usize>()
+    };
+    assert_eq!(
+        count("\"\\\"responding\\\"\""),
+        1,
+        "exactly one statement claims (moves rows to responding)"
+    );
+    assert_eq!(
+        count("clarification_status IN ('', 'pending')"),
+        1,
+        "exactly one statement of the active rule"
+    );
+    let migrations = [
+        include_str!("../../server/migrations/sqlite/0001_initial.sql"),
+        include_str!("../../server/migrations/sqlite/0002_delivery_pending_index.sql"),
+    ];
+    assert!(
+        migrations
+            .iter()
+            .all(|m| !m.contains("clarification_resolutions")),
+        "no second claim table"
+    );
+}
+
+#[tokio::test]
+async fn p1_no_resolution_table_exists_in_a_migrated_database() {
+    let dir = std::env::temp_dir().join(format!("clarify-p1-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let url = format!("sqlite://{}", dir.join("p1.db").display());
+    let db = clarify_server::db::Db::connect(&url).await.unwrap();
+    let tables = clarify_server::db::table_names(&db).await.unwrap();
+    let names: Vec<&str> = tables.iter().map(String::as_str).collect();
+    assert!(names.contains(&"task_session_messages"), "{names:?}");
+    assert!(!names.iter().any(|n| n.contains("resolution")), "{names:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,196 @@
+//! R6 across real process deaths: `kill -9` the server binary and start it
+//! again on the same SQLite file.
+
+use std::io::{BufRead as _, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use clarify_tests::Receiver;
+use serde_json::{Value, json};
+
+/// A `clarify serve` process on 127.0.0.1:0.
+struct Process {
+    child: Child,
+    base: String,
+    client: reqwest::Client,
+}
+
+impl Process {
+    /// Starts the binary and reads the URL it prints once it is listening
+    /// (it prints only after the database is open).
+    fn start(database: &Path) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_clarify-under-test"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--database-url"])
+            .arg(format!("sqlite://{}", database.display()))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start clarify");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("read the URL line");
+        let base = line
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
+            .to_owned();
+        Self {
+            child,
+            base,
+            client: reqwest::Client::new(),
+        }
+    }
+
+    /// SIGKILL: no shutdown, no flush, nothing in memory survives.
+    fn kill9(mut self) {
+        self.child.kill().expect("kill -9");
+        self.child.wait().expect("reap");
+    }
+
+    async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&Value>,
+        token: Option<&str>,
+    ) -> (u16, Value) {
+        let mut request = self
+            .client
+            .request(method, format!("{}/api/v1{path}", self.base));
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().await.expect("request");
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap_or(Value::Null))
+    }
+
+    async fn post(&self, path: &str, body: &Value) -> (u16, Value) {
+        self.call(reqwest::Method::POST, path, Some(body), None)
+            .await
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn temp_db(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("clarify-restart-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join("clarify.db")
+}
+
+/// Creates a task and a session resumed through `webhook`, and asks one
+/// question; returns the pending id.
+async fn ask(server: &Process, webhook: &str) -> String {
+    let (_, task) = server.post("/tasks", &json!({"title": "restart"})).await;
+    let task_id = task["id"].as_str().unwrap();
+    let (_, session) = server
+        .post(
+            &format!("/tasks/{task_id}/sessions"),
+            &json!({"resume": {"webhook_url": webhook}}),
+        )
+        .await;
+    let body = json!({"session_id": session["id"], "questions": [
+        {"prompt": "Proceed?", "options": [{"label": "yes"}, {"label": "no"}]}
+    ]});
+    let (status, created) = server
+        .call(
+            reqwest::Method::POST,
+            "/clarification/request",
+            Some(&body),
+            session["agent_token"].as_str(),
+        )
+        .await;
+    assert_eq!(status, 201, "{created}");
+    created["pending_id"].as_str().unwrap().to_owned()
+}
+
+fn yes() -> Value {
+    json!({"answers": [{"question_id": "q1", "selected_options": ["q1_opt1"]}]})
+}
+
+#[tokio::test]
+async fn r6_a_bundle_survives_kill_9_and_is_answered_exactly_once() {
+    let database = temp_db("survive");
+    let receiver = Receiver::start().await;
+    let first = Process::start(&database);
+    let pending = ask(&first, &receiver.url()).await;
+    first.kill9();
+
+    let second = Process::start(&database);
+    let (status, view) = second
+        .call(
+            reqwest::Method::GET,
+            &format!("/clarification/{pending}"),
+            None,
+            None,
+        )
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        view["active"], true,
+        "a restart does not end the turn: {view}"
+    );
+
+    let (status, won) = second
+        .post(&format!("/clarification/{pending}/respond"), &yes())
+        .await;
+    assert_eq!((status, &won["claimed"]), (200, &json!(true)), "{won}");
+    let (status, lost) = second
+        .post(
+            &format!("/clarification/{pending}/respond"),
+            &json!({"rejected": true}),
+        )
+        .await;
+    assert_eq!((status, &lost["claimed"]), (200, &json!(false)), "{lost}");
+    assert_eq!(lost["response"]["answers"], won["response"]["answers"]);
+    assert_eq!(receiver.count(), 1, "one resume, not two");
+}
+
+#[tokio::test]
+async fn r6_a_crash_during_the_resume_never_resumes_twice() {
+    let database = temp_db("in-flight");
+    let receiver = Receiver::start().await;
+    let first = Process::start(&database);
+    let pending = ask(&first, &receiver.hanging_url()).await;
+
+    // The answer is claimed and its resume is in flight when the server dies.
+    let url = format!("{}/api/v1/clarification/{pending}/respond", first.base);
+    let in_flight =
+        tokio::spawn(async move { reqwest::Client::new().post(url).json(&yes()).send().await });
+    receiver.wait_for_hanging().await;
+    first.kill9();
+    assert!(
+        in_flight.await.unwrap().is_err(),
+        "the caller never got a 200"
+    );
+
+    // Restart: the resume may have reached the agent, so the claim is kept
+    // rather than reopened for a second answer and a second resume.
+    let second = Process::start(&database);
+    let (status, replay) = second
+        .post(&format!("/clarification/{pending}/respond"), &yes())
+        .await;
+    assert_eq!(
+        (status, &replay["claimed"]),
+        (200, &json!(false)),
+        "{replay}"
+    );
+    assert_eq!(
+        replay["response"]["answers"][0]["selected_options"],
+        json!(["q1_opt1"])
+    );
+    assert_eq!(receiver.hanging_count(), 1);
+    assert_eq!(receiver.count(), 0);
+}
