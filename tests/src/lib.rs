@@ -18,6 +18,7 @@ pub struct TestServer {
     task: Option<JoinHandle<std::io::Result<()>>>,
     client: reqwest::Client,
     dir: PathBuf,
+    db: clarify_server::db::Db,
 }
 
 impl TestServer {
@@ -33,7 +34,9 @@ impl TestServer {
         let db = clarify_server::db::Db::connect(&url)
             .await
             .expect("open database");
-        let state = clarify_server::AppState::new(db).await.expect("state");
+        let state = clarify_server::AppState::new(db.clone())
+            .await
+            .expect("state");
         let listener = TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind 127.0.0.1:0");
@@ -48,6 +51,7 @@ impl TestServer {
             task: Some(task),
             client: reqwest::Client::new(),
             dir,
+            db,
         }
     }
 
@@ -132,6 +136,13 @@ impl TestServer {
     #[must_use]
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
+    }
+
+    /// The server's own database, for tests that plant legacy rows or
+    /// faults the API cannot produce.
+    #[must_use]
+    pub fn db(&self) -> &clarify_server::db::Db {
+        &self.db
     }
 
     /// An HTTP client for this server.

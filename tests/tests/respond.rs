@@ -325,3 +325,136 @@ async fn rejection_of_a_detached_bundle_is_stored_without_resuming() {
     assert_eq!(replay["response"]["answers"], json!([]));
     server.stop().await;
 }
+
+#[tokio::test]
+async fn r2c_a_malformed_answer_to_a_resolved_bundle_gets_the_validation_error() {
+    let server = TestServer::start().await;
+    let receiver = Receiver::start().await;
+    let (_, session, token) = server
+        .session(Some(json!({"webhook_url": receiver.url()})))
+        .await;
+    let pending = server.ask(&session, &token, two_questions()).await;
+    let (status, _) = server
+        .respond(&pending, &answer("q1_opt1", "q2_opt1"))
+        .await;
+    assert_eq!(status, 200);
+    let (status, body) = server
+        .respond(&pending, &answer("q1_opt1", "no_such_option"))
+        .await;
+    assert_eq!(status, 400, "not the winner's payload: {body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("answers[1].selected_options[0]")
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn n3a_equivalent_answers_store_byte_identical_payloads() {
+    let server = TestServer::start().await;
+    let receiver = Receiver::start().await;
+    let (_, session, token) = server
+        .session(Some(json!({"webhook_url": receiver.url()})))
+        .await;
+    let mut payloads = Vec::new();
+    for body in [
+        json!({"answers": [
+            {"question_id": "q1", "selected_options": ["q1_opt2", "q1_opt1"], "custom_text": " both "},
+            {"question_id": "q2", "selected_options": ["q2_opt1"]}]}),
+        json!({"answers": [
+            {"question_id": "q2", "selected_options": ["q2_opt1", "q2_opt1"], "custom_text": null},
+            {"question_id": "q1", "selected_options": ["q1_opt1", "q1_opt2"], "custom_text": "both\n"}]}),
+    ] {
+        let pending = server.ask(&session, &token, two_questions()).await;
+        server.respond(&pending, &body).await;
+        // The replay reads the stored rows back (R2b).
+        let (_, replay) = server.respond(&pending, &json!({"rejected": true})).await;
+        payloads.push(serde_json::to_string(&replay["response"]["answers"]).unwrap());
+    }
+    assert_eq!(payloads[0], payloads[1]);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn r4a_a_failing_claim_is_a_generic_500_and_changes_nothing() {
+    let server = TestServer::start().await;
+    let (_, session, token) = server.session(None).await;
+    let pending = server.ask(&session, &token, two_questions()).await;
+    // A fault inside the database, as a disk or lock failure would be.
+    sqlx::query(
+        "CREATE TRIGGER fail_claims BEFORE UPDATE ON task_session_messages \
+         BEGIN SELECT RAISE(ABORT, 'secret internal detail'); END",
+    )
+    .execute(server.db().pool())
+    .await
+    .unwrap();
+    let (status, body) = server
+        .respond(&pending, &answer("q1_opt1", "q2_opt1"))
+        .await;
+    assert_eq!(
+        (status, body),
+        (500, json!({"error": "internal error"})),
+        "no internals leak"
+    );
+    sqlx::query("DROP TRIGGER fail_claims")
+        .execute(server.db().pool())
+        .await
+        .unwrap();
+    let (_, view) = server.get(&format!("/clarification/{pending}")).await;
+    assert_eq!(
+        (&view["status"], &view["active"]),
+        (&json!("pending"), &json!(true))
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn l16_a_legacy_bundle_without_question_ids_is_refused_before_the_claim() {
+    let server = TestServer::start().await;
+    let (task, session, token) = server.session(None).await;
+    let pending = server.ask(&session, &token, two_questions()).await;
+    // Plant a legacy row: the same bundle with a question that has no id.
+    sqlx::query(
+        "UPDATE task_session_messages SET metadata = json_remove(metadata, '$.question_id') \
+         WHERE pending_id = $1 AND json_extract(metadata, '$.question_index') = 1",
+    )
+    .bind(&pending)
+    .execute(server.db().pool())
+    .await
+    .unwrap();
+    for body in [answer("q1_opt1", "q2_opt1"), json!({"rejected": true})] {
+        let (status, error) = server.respond(&pending, &body).await;
+        assert_eq!(status, 400, "{error}");
+        assert!(
+            error["error"].as_str().unwrap().contains("question_id"),
+            "{error}"
+        );
+    }
+    let (_, view) = server.get(&format!("/tasks/{task}")).await;
+    assert_eq!(
+        view["task_pending_action"], "clarification",
+        "still visible to a human"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn t1_a_secondary_sessions_question_marks_the_task_not_the_primary() {
+    let server = TestServer::start().await;
+    let (task, _, _) = server.session(None).await;
+    let (status, second) = server
+        .post(&format!("/tasks/{task}/sessions"), &json!({}))
+        .await;
+    assert_eq!(status, 201);
+    let session = second["id"].as_str().unwrap();
+    let token = second["agent_token"].as_str().unwrap();
+    server.ask(session, token, two_questions()).await;
+    let (_, view) = server.get(&format!("/tasks/{task}")).await;
+    assert_eq!(view["task_pending_action"], "clarification");
+    assert_eq!(view["primary_session_pending_action"], Value::Null);
+    let (_, list) = server.get("/tasks").await;
+    assert_eq!(list["tasks"][0]["task_pending_action"], "clarification");
+    server.stop().await;
+}
