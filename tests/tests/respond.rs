@@ -458,3 +458,47 @@ async fn t1_a_secondary_sessions_question_marks_the_task_not_the_primary() {
     assert_eq!(list["tasks"][0]["task_pending_action"], "clarification");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn m5_a_bundle_without_task_id_resolves_it_from_its_session() {
+    let server = TestServer::start().await;
+    let receiver = Receiver::start().await;
+    let (task, session, token) = server
+        .session(Some(json!({"webhook_url": receiver.url()})))
+        .await;
+    let pending = server.ask(&session, &token, two_questions()).await;
+    sqlx::query("UPDATE task_session_messages SET task_id = '' WHERE pending_id = $1")
+        .bind(&pending)
+        .execute(server.db().pool())
+        .await
+        .unwrap();
+    let (_, view) = server.get(&format!("/clarification/{pending}")).await;
+    assert_eq!(view["task_id"], task.as_str());
+    let (status, _) = server
+        .respond(&pending, &answer("q1_opt1", "q2_opt1"))
+        .await;
+    assert_eq!(status, 200, "still answerable");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn r2_a_losing_answer_does_not_touch_the_transcript() {
+    let server = TestServer::start().await;
+    let receiver = Receiver::start().await;
+    let (_, session, token) = server
+        .session(Some(json!({"webhook_url": receiver.url()})))
+        .await;
+    let pending = server.ask(&session, &token, two_questions()).await;
+    server
+        .respond(&pending, &answer("q1_opt1", "q2_opt1"))
+        .await;
+    let (_, before) = server.get(&format!("/sessions/{session}/messages")).await;
+    let (_, lost) = server
+        .respond(&pending, &answer("q1_opt2", "q2_opt2"))
+        .await;
+    assert_eq!(lost["claimed"], false);
+    let (_, after) = server.get(&format!("/sessions/{session}/messages")).await;
+    assert_eq!(before, after, "no overwrite, not even updated_at");
+    assert_eq!(receiver.count(), 1, "no second resume");
+    server.stop().await;
+}
