@@ -33,6 +33,62 @@ pub struct Cli {
 pub enum Command {
     /// Run the HTTP server (the default).
     Serve(ServeArgs),
+    /// Manage personal access tokens (for `--auth`).
+    #[command(subcommand)]
+    Token(TokenCommand),
+}
+
+/// `clarify token …`.
+#[derive(Debug, Subcommand)]
+pub enum TokenCommand {
+    /// Create a token for a user (created if new); prints the token as the
+    /// last line. It is shown only this once.
+    Create {
+        /// The user's name.
+        #[arg(long)]
+        user: String,
+        /// Make the token expire after this many days.
+        #[arg(long)]
+        expires_in_days: Option<u32>,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+    /// Revoke a token by its id.
+    Revoke {
+        /// The token's id (printed by `create` and `list`).
+        id: String,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+    /// List a user's tokens (never the secrets).
+    List {
+        /// The user's name.
+        #[arg(long)]
+        user: String,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+}
+
+/// Where the data lives.
+#[derive(Debug, Clone, Args)]
+pub struct DatabaseArgs {
+    /// `sqlite://…` or `postgres://…`; a SQLite file in the working
+    /// directory when omitted.
+    #[arg(long, env = "CLARIFY_DATABASE_URL")]
+    pub database_url: Option<String>,
+}
+
+impl DatabaseArgs {
+    async fn open(&self) -> Result<crate::db::Db, String> {
+        let url = self
+            .database_url
+            .as_deref()
+            .unwrap_or(crate::db::DEFAULT_DATABASE_URL);
+        crate::db::Db::connect(url)
+            .await
+            .map_err(|e| format!("cannot open the database: {e}"))
+    }
 }
 
 /// Flags for `clarify serve`.
@@ -42,15 +98,18 @@ pub struct ServeArgs {
     #[arg(long, env = "CLARIFY_LISTEN", default_value = "127.0.0.1:7420")]
     pub listen: SocketAddr,
 
-    /// `sqlite://…` or `postgres://…`; a SQLite file in the working
-    /// directory when omitted.
-    #[arg(long, env = "CLARIFY_DATABASE_URL")]
-    pub database_url: Option<String>,
+    #[command(flatten)]
+    pub database: DatabaseArgs,
 
     /// Require a personal access token on every request.
     // Boolish so that `CLARIFY_AUTH=1`/`yes`/`on` work, not only `true`.
     #[arg(long, env = "CLARIFY_AUTH", value_parser = BoolishValueParser::new())]
     pub auth: bool,
+
+    /// An origin (e.g. `http://localhost:3000`) allowed to call the API with
+    /// credentials, for a web client served from elsewhere.
+    #[arg(long, env = "CLARIFY_CORS_ORIGIN")]
+    pub cors_origin: Option<String>,
 }
 
 /// Runs the parsed command line to completion.
@@ -59,6 +118,7 @@ pub async fn run(cli: Cli) -> ExitCode {
     let command = cli.command.unwrap_or(Command::Serve(cli.serve));
     let result = match command {
         Command::Serve(args) => serve(args).await,
+        Command::Token(command) => token(command).await,
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -71,14 +131,12 @@ pub async fn run(cli: Cli) -> ExitCode {
 
 async fn serve(args: ServeArgs) -> Result<(), String> {
     // The database opens first: once "listening on" is printed, every route works.
-    let url = args
-        .database_url
-        .as_deref()
-        .unwrap_or(crate::db::DEFAULT_DATABASE_URL);
-    let db = crate::db::Db::connect(url)
-        .await
-        .map_err(|e| format!("cannot open the database: {e}"))?;
-    let state = AppState::new(db)
+    let db = args.database.open().await?;
+    let config = crate::Config {
+        auth: args.auth,
+        cors_origin: args.cors_origin.clone(),
+    };
+    let state = AppState::new(db, config)
         .await
         .map_err(|e| format!("cannot start: {e}"))?;
     let listener = TcpListener::bind(args.listen)
@@ -98,6 +156,70 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     crate::serve(listener, state, shutdown_signal())
         .await
         .map_err(|e| format!("server failed: {e}"))
+}
+
+async fn token(command: TokenCommand) -> Result<(), String> {
+    let mut stdout = std::io::stdout().lock();
+    let mut say = |line: String| {
+        writeln!(stdout, "{line}").map_err(|e| format!("cannot write to stdout: {e}"))
+    };
+    match command {
+        TokenCommand::Create {
+            user,
+            expires_in_days,
+            database,
+        } => {
+            let user = user.trim();
+            if user.is_empty() {
+                return Err("--user: must not be empty".into());
+            }
+            let db = database.open().await?;
+            let (secret, record) = crate::auth::tokens::create(&db, user, expires_in_days)
+                .await
+                .map_err(|e| format!("cannot create the token: {e}"))?;
+            say(format!(
+                "token id {} for user {user} (shown once, keep it secret):",
+                record.id
+            ))?;
+            // Last line: scripts take the token from here.
+            say(secret)
+        }
+        TokenCommand::Revoke { id, database } => {
+            let db = database.open().await?;
+            let revoked =
+                crate::db::users::revoke_token(db.pool(), &id, crate::clock::now_micros())
+                    .await
+                    .map_err(|e| format!("cannot revoke: {e}"))?;
+            if revoked {
+                say(format!("revoked {id}"))
+            } else {
+                Err(format!("no valid token with id {id}"))
+            }
+        }
+        TokenCommand::List { user, database } => {
+            let db = database.open().await?;
+            let found = crate::db::users::by_name(db.pool(), &user)
+                .await
+                .map_err(|e| format!("cannot read users: {e}"))?
+                .ok_or_else(|| format!("no user named {user}"))?;
+            let tokens = crate::db::users::tokens_of(db.pool(), &found.id)
+                .await
+                .map_err(|e| format!("cannot read tokens: {e}"))?;
+            for t in tokens {
+                let state = if t.revoked_at.is_some() {
+                    "revoked"
+                } else {
+                    "valid"
+                };
+                say(format!(
+                    "{} {state} created {}",
+                    t.id,
+                    crate::clock::rfc3339(t.created_at)
+                ))?;
+            }
+            Ok(())
+        }
+    }
 }
 
 fn init_tracing() {

@@ -1,6 +1,7 @@
 //! Clarify's server: the HTTP API, the MCP surfaces and the web overlay,
 //! assembled into one axum [`Router`] by [`app`] and run by [`serve`].
 
+pub mod auth;
 pub mod cli;
 pub mod clock;
 pub mod db;
@@ -18,17 +19,35 @@ use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tower_http::{compression::CompressionLayer, trace::TraceLayer};
 
-pub use state::AppState;
+pub use state::{AppState, Config};
 
 /// Every route the server answers, with compression and request tracing.
 pub fn app(state: AppState) -> Router {
-    Router::new()
+    let cors = state.config.cors_origin.as_deref().map(cors_layer);
+    let router = Router::new()
         .route("/healthz", get(healthz))
-        .nest("/api/v1", http::routes())
+        .nest("/api/v1", http::routes(&state))
         .merge(web_assets::routes())
         .layer(CompressionLayer::new())
         .layer(TraceLayer::new_for_http())
-        .with_state(state)
+        .with_state(state);
+    match cors {
+        Some(cors) => router.layer(cors),
+        None => router,
+    }
+}
+
+/// Split-origin development: the one configured origin may call the API with
+/// credentials; every other origin gets no CORS headers.
+fn cors_layer(origin: &str) -> tower_http::cors::CorsLayer {
+    use axum::http::{Method, header};
+    let origin = axum::http::HeaderValue::from_str(origin)
+        .unwrap_or_else(|_| axum::http::HeaderValue::from_static("null"));
+    tower_http::cors::CorsLayer::new()
+        .allow_origin(tower_http::cors::AllowOrigin::list([origin]))
+        .allow_credentials(true)
+        .allow_methods([Method::GET, Method::POST, Method::PATCH, Method::DELETE])
+        .allow_headers([header::CONTENT_TYPE, header::AUTHORIZATION])
 }
 
 /// Serves [`app`] on `listener` until `shutdown` resolves, then lets requests

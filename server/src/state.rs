@@ -4,6 +4,16 @@ use crate::db::Db;
 use crate::events::Events;
 use crate::lifecycle::Lifecycle;
 
+/// How the server was started.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    /// Require an identity on every API request.
+    pub auth: bool,
+    /// An origin allowed to call the API with credentials (split-origin
+    /// development); none by default.
+    pub cors_origin: Option<String>,
+}
+
 /// Cheap to clone: everything inside is a handle.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
@@ -12,6 +22,8 @@ pub struct AppState {
     pub lifecycle: Lifecycle,
     /// Live events for browsers.
     pub events: Events,
+    /// How the server was started.
+    pub config: Config,
 }
 
 impl AppState {
@@ -19,11 +31,15 @@ impl AppState {
     ///
     /// # Errors
     /// Database errors during reconciliation.
-    pub async fn new(db: Db) -> Result<Self, crate::http::error::Error> {
+    pub async fn new(db: Db, config: Config) -> Result<Self, crate::http::error::Error> {
         let events = Events::default();
         let lifecycle = Lifecycle::new(db, events.clone());
         lifecycle.reconcile().await?;
-        Ok(Self { lifecycle, events })
+        Ok(Self {
+            lifecycle,
+            events,
+            config,
+        })
     }
 
     /// The database.

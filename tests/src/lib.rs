@@ -1,11 +1,12 @@
 //! The harness for Clarify's black-box tests: a real server bound to
-//! 127.0.0.1:0 in this process, stopped through a shutdown channel.
+//! 127.0.0.1:0 in this process with its own SQLite file, stopped through a
+//! shutdown channel; an API client that can carry a token; and a real HTTP
+//! receiver standing in for an agent's resume webhook.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
-
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -22,19 +23,27 @@ pub struct TestServer {
 }
 
 impl TestServer {
-    /// Binds 127.0.0.1:0 first, so the server is reachable the moment this
-    /// returns: no sleeping, no polling.
+    /// A server with auth off. Binds 127.0.0.1:0 first, so the server is
+    /// reachable the moment this returns: no sleeping, no polling.
     ///
     /// # Panics
-    /// When the listener cannot be bound.
+    /// When the database or the listener cannot be opened.
     pub async fn start() -> Self {
+        Self::start_with(clarify_server::Config::default()).await
+    }
+
+    /// A server started with `config` (auth on, a CORS origin, …).
+    ///
+    /// # Panics
+    /// When the database or the listener cannot be opened.
+    pub async fn start_with(config: clarify_server::Config) -> Self {
         let dir = std::env::temp_dir().join(format!("clarify-test-{}", uuid_like()));
         std::fs::create_dir_all(&dir).expect("temp dir");
-        let url = format!("sqlite://{}?mode=rwc", dir.join("clarify.db").display());
+        let url = format!("sqlite://{}", dir.join("clarify.db").display());
         let db = clarify_server::db::Db::connect(&url)
             .await
             .expect("open database");
-        let state = clarify_server::AppState::new(db.clone())
+        let state = clarify_server::AppState::new(db.clone(), config)
             .await
             .expect("state");
         let listener = TcpListener::bind("127.0.0.1:0")
@@ -55,81 +64,61 @@ impl TestServer {
         }
     }
 
-    /// POSTs JSON to an `/api/v1` path; returns status and parsed body.
+    /// A new personal access token for user `name` (created if new).
     ///
     /// # Panics
-    /// When the request fails at the HTTP level.
+    /// On database errors.
+    pub async fn token(&self, name: &str) -> String {
+        clarify_server::auth::tokens::create(&self.db, name, None)
+            .await
+            .expect("create token")
+            .0
+    }
+
+    /// The API as an unauthenticated caller.
+    #[must_use]
+    pub fn api(&self) -> Api<'_> {
+        Api {
+            server: self,
+            token: None,
+        }
+    }
+
+    /// The API as the holder of `token`.
+    #[must_use]
+    pub fn as_token(&self, token: &str) -> Api<'_> {
+        Api {
+            server: self,
+            token: Some(token.to_owned()),
+        }
+    }
+
+    /// POSTs JSON to an `/api/v1` path without a token.
     pub async fn post(&self, path: &str, body: &Value) -> (u16, Value) {
-        let response = self
-            .client
-            .post(self.url(&format!("/api/v1{path}")))
-            .json(body)
-            .send()
-            .await
-            .expect("request");
-        parse(response).await
+        self.api().post(path, body).await
     }
 
-    /// GETs an `/api/v1` path; returns status and parsed body.
-    ///
-    /// # Panics
-    /// When the request fails at the HTTP level.
+    /// GETs an `/api/v1` path without a token.
     pub async fn get(&self, path: &str) -> (u16, Value) {
-        let response = self
-            .client
-            .get(self.url(&format!("/api/v1{path}")))
-            .send()
-            .await
-            .expect("request");
-        parse(response).await
+        self.api().get(path).await
     }
 
-    /// Answers or rejects `pending_id` over REST; returns status and body.
-    ///
-    /// # Panics
-    /// When the request fails at the HTTP level.
+    /// Answers or rejects `pending_id` over REST without a token.
     pub async fn respond(&self, pending_id: &str, body: &Value) -> (u16, Value) {
-        self.post(&format!("/clarification/{pending_id}/respond"), body)
-            .await
+        self.api().respond(pending_id, body).await
     }
 
-    /// Creates a task and a session on it (with `resume` as its resume
-    /// target, if any); returns (task id, session id, agent token).
-    ///
-    /// # Panics
-    /// When the API refuses.
+    /// Creates a task and a session without a token; see [`Api::session`].
     pub async fn session(&self, resume: Option<Value>) -> (String, String, String) {
-        let (status, task) = self.post("/tasks", &json!({"title": "a task"})).await;
-        assert_eq!(status, 201, "{task}");
-        let task_id = task["id"].as_str().unwrap().to_owned();
-        let body = resume.map_or_else(|| json!({}), |r| json!({"resume": r}));
-        let (status, session) = self
-            .post(&format!("/tasks/{task_id}/sessions"), &body)
-            .await;
-        assert_eq!(status, 201, "{session}");
-        (
-            task_id,
-            session["id"].as_str().unwrap().to_owned(),
-            session["agent_token"].as_str().unwrap().to_owned(),
-        )
+        self.api().session(resume).await
     }
 
     /// Asks `questions` on `session_id` as its agent; returns the pending id.
     ///
     /// # Panics
     /// When the API refuses.
-    pub async fn ask(&self, session_id: &str, token: &str, questions: Value) -> String {
-        let response = self
-            .client
-            .post(self.url("/api/v1/clarification/request"))
-            .bearer_auth(token)
-            .json(&json!({"session_id": session_id, "questions": questions}))
-            .send()
-            .await
-            .expect("request");
-        let (status, body) = parse(response).await;
-        assert!(status == 201 || status == 200, "{status} {body}");
-        body["pending_id"].as_str().unwrap().to_owned()
+    pub async fn ask(&self, session_id: &str, agent_token: &str, questions: Value) -> String {
+        self.as_token(agent_token).ask(session_id, questions).await
     }
 
     /// The absolute URL of `path` on this server.
@@ -143,6 +132,12 @@ impl TestServer {
     #[must_use]
     pub fn db(&self) -> &clarify_server::db::Db {
         &self.db
+    }
+
+    /// The folder holding the server's SQLite files.
+    #[must_use]
+    pub fn data_dir(&self) -> &std::path::Path {
+        &self.dir
     }
 
     /// An HTTP client for this server.
@@ -162,6 +157,106 @@ impl TestServer {
         if let Some(task) = self.task.take() {
             task.await.expect("server task").expect("server ran");
         }
+    }
+}
+
+/// The REST API as one caller (with a bearer token or none). Every method
+/// panics when the request fails at the HTTP level.
+#[derive(Debug, Clone)]
+pub struct Api<'a> {
+    server: &'a TestServer,
+    token: Option<String>,
+}
+
+impl Api<'_> {
+    async fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> (u16, Value) {
+        let url = self.server.url(&format!("/api/v1{path}"));
+        let mut request = self.server.client.request(method, url);
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        parse(request.send().await.expect("request")).await
+    }
+
+    /// POSTs JSON; returns status and parsed body.
+    pub async fn post(&self, path: &str, body: &Value) -> (u16, Value) {
+        self.send(reqwest::Method::POST, path, Some(body)).await
+    }
+
+    /// PATCHes JSON; returns status and parsed body.
+    pub async fn patch(&self, path: &str, body: &Value) -> (u16, Value) {
+        self.send(reqwest::Method::PATCH, path, Some(body)).await
+    }
+
+    /// GETs; returns status and parsed body.
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        self.send(reqwest::Method::GET, path, None).await
+    }
+
+    /// Answers or rejects `pending_id`.
+    pub async fn respond(&self, pending_id: &str, body: &Value) -> (u16, Value) {
+        self.post(&format!("/clarification/{pending_id}/respond"), body)
+            .await
+    }
+
+    /// Creates a task (in `workspace_id`, if any) and a session on it (with
+    /// `resume` as its resume target, if any); returns (task id, session id,
+    /// agent token).
+    ///
+    /// # Panics
+    /// When the API refuses.
+    pub async fn session_in(
+        &self,
+        workspace_id: &str,
+        resume: Option<Value>,
+    ) -> (String, String, String) {
+        let (status, task) = self
+            .post(
+                "/tasks",
+                &json!({"title": "a task", "workspace_id": workspace_id}),
+            )
+            .await;
+        assert_eq!(status, 201, "{task}");
+        let task_id = task["id"].as_str().unwrap().to_owned();
+        let body = resume.map_or_else(|| json!({}), |r| json!({"resume": r}));
+        let (status, session) = self
+            .post(&format!("/tasks/{task_id}/sessions"), &body)
+            .await;
+        assert_eq!(status, 201, "{session}");
+        (
+            task_id,
+            session["id"].as_str().unwrap().to_owned(),
+            session["agent_token"].as_str().unwrap().to_owned(),
+        )
+    }
+
+    /// [`Api::session_in`] with no workspace.
+    pub async fn session(&self, resume: Option<Value>) -> (String, String, String) {
+        self.session_in("", resume).await
+    }
+
+    /// Asks `questions` on `session_id` (this caller must hold its agent
+    /// token); returns the pending id.
+    ///
+    /// # Panics
+    /// When the API refuses.
+    pub async fn ask(&self, session_id: &str, questions: Value) -> String {
+        let (status, body) = self
+            .post(
+                "/clarification/request",
+                &json!({"session_id": session_id, "questions": questions}),
+            )
+            .await;
+        assert!(status == 201 || status == 200, "{status} {body}");
+        body["pending_id"].as_str().unwrap().to_owned()
     }
 }
 

@@ -11,6 +11,7 @@ pub mod messages;
 pub mod sessions;
 pub mod tasks;
 pub mod turns;
+pub mod users;
 pub mod workspaces;
 
 use std::time::Duration;

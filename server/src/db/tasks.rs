@@ -59,26 +59,32 @@ pub async fn get(db: impl AnyExecutor<'_>, id: &str) -> sqlx::Result<Option<Task
     .await
 }
 
-/// Tasks, oldest first; only those of `workspace_id` when given.
+/// Tasks, oldest first, that `user` may see (every task for `None`, the
+/// unscoped caller); only those of `workspace_id` when given (L7a: an extra
+/// AND, never a substitute for visibility).
 ///
 /// # Errors
 /// Database errors.
-pub async fn list(db: impl AnyExecutor<'_>, workspace_id: Option<&str>) -> sqlx::Result<Vec<Task>> {
-    match workspace_id {
-        Some(ws) => {
-            sqlx::query_as(super::sql(format!(
-                "SELECT {COLUMNS} FROM tasks WHERE workspace_id = $1 ORDER BY created_at, id"
-            )))
-            .bind(ws)
-            .fetch_all(db)
-            .await
-        }
-        None => {
-            sqlx::query_as(super::sql(format!(
-                "SELECT {COLUMNS} FROM tasks ORDER BY created_at, id"
-            )))
-            .fetch_all(db)
-            .await
-        }
-    }
+pub async fn list_visible(
+    db: impl AnyExecutor<'_>,
+    user: Option<&str>,
+    workspace_id: Option<&str>,
+) -> sqlx::Result<Vec<Task>> {
+    let visible = if user.is_some() {
+        crate::auth::visible_task("t", "$1")
+    } else {
+        "$1 = $1".to_owned()
+    };
+    let workspace = if workspace_id.is_some() {
+        "t.workspace_id = $2"
+    } else {
+        "$2 = $2"
+    };
+    sqlx::query_as(super::sql(format!(
+        "SELECT {COLUMNS} FROM tasks t WHERE {visible} AND {workspace} ORDER BY t.created_at, t.id"
+    )))
+    .bind(user.unwrap_or_default())
+    .bind(workspace_id.unwrap_or_default())
+    .fetch_all(db)
+    .await
 }

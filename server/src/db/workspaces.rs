@@ -34,12 +34,30 @@ pub async fn insert(db: impl AnyExecutor<'_>, workspace: &Workspace) -> sqlx::Re
     Ok(())
 }
 
-/// Every workspace, oldest first.
+/// The workspaces `user` may see (all for `None`): unowned or theirs.
 ///
 /// # Errors
 /// Database errors.
-pub async fn list(db: impl AnyExecutor<'_>) -> sqlx::Result<Vec<Workspace>> {
-    sqlx::query_as("SELECT id, name, owner_id, created_at FROM workspaces ORDER BY created_at, id")
-        .fetch_all(db)
+pub async fn list_visible(
+    db: impl AnyExecutor<'_>,
+    user: Option<&str>,
+) -> sqlx::Result<Vec<Workspace>> {
+    sqlx::query_as(
+        "SELECT id, name, owner_id, created_at FROM workspaces \
+         WHERE $1 = '' OR owner_id = '' OR owner_id = $1 ORDER BY created_at, id",
+    )
+    .bind(user.unwrap_or_default())
+    .fetch_all(db)
+    .await
+}
+
+/// One workspace.
+///
+/// # Errors
+/// Database errors.
+pub async fn get(db: impl AnyExecutor<'_>, id: &str) -> sqlx::Result<Option<Workspace>> {
+    sqlx::query_as("SELECT id, name, owner_id, created_at FROM workspaces WHERE id = $1")
+        .bind(id)
+        .fetch_optional(db)
         .await
 }

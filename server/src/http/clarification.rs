@@ -12,9 +12,10 @@ use serde_json::json;
 use super::error::{Error, Result};
 use super::json::Json;
 use crate::AppState;
+use crate::auth::Caller;
 use crate::db::sessions;
 use crate::ids::hash_secret;
-use crate::lifecycle::{BundleView, Caller};
+use crate::lifecycle::BundleView;
 
 /// `POST /clarification/request`.
 #[derive(Debug, Deserialize)]
@@ -75,11 +76,10 @@ pub async fn create(
 /// Reads a bundle.
 pub async fn read(
     State(state): State<AppState>,
+    caller: Caller,
     Path(id): Path<String>,
 ) -> Result<axum::Json<BundleView>> {
-    Ok(axum::Json(
-        state.lifecycle.read(Caller::Unscoped, &id).await?,
-    ))
+    Ok(axum::Json(state.lifecycle.read(&caller, &id).await?))
 }
 
 /// `?timeout=` seconds for `/wait`.
@@ -95,6 +95,7 @@ const DEFAULT_WAIT: Duration = Duration::from_secs(30);
 /// Long-polls for the answer.
 pub async fn wait(
     State(state): State<AppState>,
+    caller: Caller,
     Path(id): Path<String>,
     Query(query): Query<WaitQuery>,
 ) -> Result<axum::Json<RespondBody>> {
@@ -103,29 +104,28 @@ pub async fn wait(
         .map_or(DEFAULT_WAIT, Duration::from_secs)
         .min(MAX_WAIT);
     Ok(axum::Json(
-        state.lifecycle.wait(Caller::Unscoped, &id, timeout).await?,
+        state.lifecycle.wait(&caller, &id, timeout).await?,
     ))
 }
 
 /// Answers or rejects (the R10 table).
 pub async fn respond(
     State(state): State<AppState>,
+    caller: Caller,
     Path(id): Path<String>,
     Json(submission): Json<Submission>,
 ) -> Result<axum::Json<RespondBody>> {
     Ok(axum::Json(
-        state
-            .lifecycle
-            .resolve(Caller::Unscoped, &id, &submission)
-            .await?,
+        state.lifecycle.resolve(&caller, &id, &submission).await?,
     ))
 }
 
 /// Cancels.
 pub async fn cancel(
     State(state): State<AppState>,
+    caller: Caller,
     Path(id): Path<String>,
 ) -> Result<axum::Json<serde_json::Value>> {
-    state.lifecycle.cancel(Caller::Unscoped, &id).await?;
+    state.lifecycle.cancel(&caller, &id).await?;
     Ok(axum::Json(json!({"success": true, "status": "cancelled"})))
 }

@@ -17,6 +17,12 @@ pub enum Error {
     /// same (404, A3).
     #[error("{0} not found")]
     NotFound(&'static str),
+    /// No valid identity while auth is on (401, with `WWW-Authenticate`).
+    #[error("authentication required")]
+    Unauthorized,
+    /// The caller is known but may not do this (403).
+    #[error("{0}")]
+    Forbidden(&'static str),
     /// The request conflicts with the resource's state (409).
     #[error("{0}")]
     Conflict(&'static str),
@@ -42,6 +48,8 @@ impl Error {
         match self {
             Self::BadRequest(_) => StatusCode::BAD_REQUEST,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
+            Self::Unauthorized => StatusCode::UNAUTHORIZED,
+            Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::Conflict(_) => StatusCode::CONFLICT,
             Self::WaitTimeout => StatusCode::GATEWAY_TIMEOUT,
             Self::Undelivered | Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -69,7 +77,14 @@ impl IntoResponse for Error {
         let body = ErrorBody {
             error: self.to_string(),
         };
-        (self.status_code(), Json(body)).into_response()
+        let mut response = (self.status_code(), Json(body)).into_response();
+        if matches!(self, Self::Unauthorized) {
+            response.headers_mut().insert(
+                axum::http::header::WWW_AUTHENTICATE,
+                axum::http::HeaderValue::from_static("Bearer"),
+            );
+        }
+        response
     }
 }
 

@@ -9,6 +9,7 @@ use serde_json::json;
 use super::error::{Error, Result};
 use super::json::Json;
 use crate::AppState;
+use crate::auth::{self, Caller};
 use crate::clock::now_micros;
 use crate::db::clarification as repo;
 use crate::db::{messages, sessions, tasks, turns, workspaces};
@@ -31,6 +32,36 @@ fn required(field: &str, text: &str) -> Result<String> {
     Ok(text.to_owned())
 }
 
+/// The user behind `caller` (`None` when unscoped); agent tokens only ask
+/// and wait.
+fn person(caller: &Caller) -> Result<Option<&str>> {
+    match caller {
+        Caller::Unscoped => Ok(None),
+        Caller::User(id) => Ok(Some(id)),
+        Caller::Agent { .. } => Err(Error::Forbidden("agent tokens can only ask and wait")),
+    }
+}
+
+/// The task `id` if `caller` may see it; unknown and hidden are the same 404.
+async fn visible_task(state: &AppState, caller: &Caller, id: &str) -> Result<tasks::Task> {
+    person(caller)?;
+    let task = tasks::get(state.db().pool(), id).await?;
+    match task {
+        Some(task) if auth::may_access_task(state.db(), caller, &task.id).await? => Ok(task),
+        _ => Err(Error::NotFound("task")),
+    }
+}
+
+/// The session `id` if `caller` may see its task.
+async fn visible_session(state: &AppState, caller: &Caller, id: &str) -> Result<sessions::Session> {
+    person(caller)?;
+    let session = sessions::get(state.db().pool(), id).await?;
+    match session {
+        Some(s) if auth::may_access_task(state.db(), caller, &s.task_id).await? => Ok(s),
+        _ => Err(Error::NotFound("session")),
+    }
+}
+
 /// `POST /workspaces`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -41,12 +72,14 @@ pub struct NewWorkspace {
 /// Creates a workspace.
 pub async fn create_workspace(
     State(state): State<AppState>,
+    caller: Caller,
     Json(body): Json<NewWorkspace>,
 ) -> Result<impl IntoResponse> {
+    let owner = person(&caller)?.unwrap_or_default();
     let workspace = workspaces::Workspace {
         id: new_id(),
         name: required("name", &body.name)?,
-        owner_id: String::new(),
+        owner_id: owner.to_owned(),
         created_at: now_micros(),
     };
     workspaces::insert(state.db().pool(), &workspace).await?;
@@ -54,8 +87,11 @@ pub async fn create_workspace(
 }
 
 /// Lists workspaces.
-pub async fn list_workspaces(State(state): State<AppState>) -> Result<impl IntoResponse> {
-    let list = workspaces::list(state.db().pool()).await?;
+pub async fn list_workspaces(
+    State(state): State<AppState>,
+    caller: Caller,
+) -> Result<impl IntoResponse> {
+    let list = workspaces::list_visible(state.db().pool(), person(&caller)?).await?;
     Ok(axum::Json(json!({"workspaces": list})))
 }
 
@@ -99,12 +135,23 @@ async fn task_view(state: &AppState, task: tasks::Task) -> Result<TaskView> {
 /// Creates a task.
 pub async fn create_task(
     State(state): State<AppState>,
+    caller: Caller,
     Json(body): Json<NewTask>,
 ) -> Result<impl IntoResponse> {
+    let user = person(&caller)?;
+    let workspace_id = body.workspace_id.as_deref().unwrap_or_default().trim();
+    if !workspace_id.is_empty() {
+        let workspace = workspaces::get(state.db().pool(), workspace_id).await?;
+        let visible = workspace
+            .is_some_and(|w| w.owner_id.is_empty() || user.is_none_or(|u| w.owner_id == u));
+        if !visible {
+            return Err(Error::NotFound("workspace"));
+        }
+    }
     let now = now_micros();
     let task = tasks::Task {
         id: new_id(),
-        workspace_id: body.workspace_id.unwrap_or_default().trim().to_owned(),
+        workspace_id: workspace_id.to_owned(),
         title: required("title", &body.title)?,
         description: body.description.unwrap_or_default(),
         created_at: now,
@@ -126,9 +173,11 @@ pub struct TaskQuery {
 /// Lists tasks.
 pub async fn list_tasks(
     State(state): State<AppState>,
+    caller: Caller,
     Query(query): Query<TaskQuery>,
 ) -> Result<impl IntoResponse> {
-    let list = tasks::list(state.db().pool(), query.workspace_id.as_deref()).await?;
+    let workspace_id = query.workspace_id.as_deref().filter(|w| !w.is_empty());
+    let list = tasks::list_visible(state.db().pool(), person(&caller)?, workspace_id).await?;
     let mut views = Vec::with_capacity(list.len());
     for task in list {
         views.push(task_view(&state, task).await?);
@@ -139,11 +188,10 @@ pub async fn list_tasks(
 /// One task.
 pub async fn get_task(
     State(state): State<AppState>,
+    caller: Caller,
     Path(id): Path<String>,
 ) -> Result<impl IntoResponse> {
-    let task = tasks::get(state.db().pool(), &id)
-        .await?
-        .ok_or(Error::NotFound("task"))?;
+    let task = visible_task(&state, &caller, &id).await?;
     Ok(axum::Json(task_view(&state, task).await?))
 }
 
@@ -158,6 +206,7 @@ pub struct NewSession {
 /// Creates a session and returns its agent token, once.
 pub async fn create_session(
     State(state): State<AppState>,
+    caller: Caller,
     Path(task_id): Path<String>,
     body: axum::body::Bytes,
 ) -> Result<impl IntoResponse> {
@@ -171,9 +220,7 @@ pub async fn create_session(
     if let Some(target) = &body.resume {
         target.validate().map_err(Error::BadRequest)?;
     }
-    tasks::get(state.db().pool(), &task_id)
-        .await?
-        .ok_or(Error::NotFound("task"))?;
+    visible_task(&state, &caller, &task_id).await?;
     let now = now_micros();
     let token = new_secret("clk_agent_");
     let session = sessions::Session {
@@ -205,9 +252,11 @@ pub struct SessionPatch {
 /// Changes a session's state.
 pub async fn patch_session(
     State(state): State<AppState>,
+    caller: Caller,
     Path(id): Path<String>,
     Json(body): Json<SessionPatch>,
 ) -> Result<impl IntoResponse> {
+    visible_session(&state, &caller, &id).await?;
     Ok(axum::Json(
         state.lifecycle.set_session_state(&id, &body.state).await?,
     ))
@@ -216,11 +265,10 @@ pub async fn patch_session(
 /// Starts a turn.
 pub async fn start_turn(
     State(state): State<AppState>,
+    caller: Caller,
     Path(id): Path<String>,
 ) -> Result<impl IntoResponse> {
-    sessions::get(state.db().pool(), &id)
-        .await?
-        .ok_or(Error::NotFound("session"))?;
+    visible_session(&state, &caller, &id).await?;
     let turn = state.lifecycle.start_turn(&id, now_micros()).await?;
     Ok((StatusCode::CREATED, axum::Json(turn)))
 }
@@ -228,8 +276,10 @@ pub async fn start_turn(
 /// Completes a turn (the detach pass).
 pub async fn complete_turn(
     State(state): State<AppState>,
+    caller: Caller,
     Path((id, turn_id)): Path<(String, String)>,
 ) -> Result<impl IntoResponse> {
+    visible_session(&state, &caller, &id).await?;
     turns::get(state.db().pool(), &id, &turn_id)
         .await?
         .ok_or(Error::NotFound("turn"))?;
@@ -243,11 +293,10 @@ pub async fn complete_turn(
 /// A session's transcript.
 pub async fn list_messages(
     State(state): State<AppState>,
+    caller: Caller,
     Path(id): Path<String>,
 ) -> Result<impl IntoResponse> {
-    sessions::get(state.db().pool(), &id)
-        .await?
-        .ok_or(Error::NotFound("session"))?;
+    visible_session(&state, &caller, &id).await?;
     let list = messages::for_session(state.db().pool(), &id).await?;
     Ok(axum::Json(json!({"messages": list})))
 }

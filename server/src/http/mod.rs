@@ -1,7 +1,9 @@
 //! The REST API under `/api/v1` (DESIGN.md "Contract").
 
+mod auth;
 mod clarification;
 pub mod error;
+pub mod identity;
 pub mod json;
 mod management;
 mod ws;
@@ -11,8 +13,22 @@ use axum::routing::{get, patch, post};
 
 use crate::AppState;
 
-/// Every `/api/v1` route.
-pub fn routes() -> Router<AppState> {
+/// Every `/api/v1` route: the protected ones behind the identity layer,
+/// login and "who am I" open.
+pub fn routes(state: &AppState) -> Router<AppState> {
+    let open = Router::new()
+        .route("/auth/login", post(auth::login))
+        .route("/auth/logout", post(auth::logout))
+        .route("/auth/me", get(auth::me));
+    protected()
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            identity::require_identity,
+        ))
+        .merge(open)
+}
+
+fn protected() -> Router<AppState> {
     Router::new()
         .route(
             "/workspaces",

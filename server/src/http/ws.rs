@@ -6,23 +6,45 @@ use axum::response::Response;
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::AppState;
+use crate::auth::{self, Caller};
 
 /// Upgrades to a WebSocket that streams every event until either side closes.
-pub async fn events(State(state): State<AppState>, upgrade: WebSocketUpgrade) -> Response {
+pub async fn events(
+    State(state): State<AppState>,
+    caller: Caller,
+    upgrade: WebSocketUpgrade,
+) -> Response {
     // Subscribe before the upgrade completes, so nothing published after the
     // 101 answer is missed.
     let receiver = state.events.subscribe();
-    upgrade.on_upgrade(move |socket| stream(socket, receiver))
+    upgrade.on_upgrade(move |socket| stream(socket, receiver, state, caller))
+}
+
+/// Whether `caller` may see `event`: the same task visibility as the API,
+/// so nobody receives another user's questions or answers.
+async fn visible(state: &AppState, caller: &Caller, event: &crate::events::Event) -> bool {
+    if *caller == Caller::Unscoped {
+        return true;
+    }
+    let task_id = event.payload["task_id"].as_str().unwrap_or_default();
+    auth::may_access_task(state.db(), caller, task_id)
+        .await
+        .unwrap_or(false)
 }
 
 async fn stream(
     mut socket: WebSocket,
     mut events: tokio::sync::broadcast::Receiver<crate::events::Event>,
+    state: AppState,
+    caller: Caller,
 ) {
     loop {
         tokio::select! {
             event = events.recv() => match event {
                 Ok(event) => {
+                    if !visible(&state, &caller, &event).await {
+                        continue;
+                    }
                     let Ok(text) = serde_json::to_string(&event) else { continue };
                     if socket.send(Message::Text(text.into())).await.is_err() {
                         return;

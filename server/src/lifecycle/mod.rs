@@ -15,6 +15,7 @@ use clarify_core::{
 use serde::Serialize;
 use serde_json::json;
 
+use crate::auth::{self, Caller};
 use crate::clock::{self, now_micros};
 use crate::db::clarification::{self as repo, Bundle, Scope, Transition};
 use crate::db::messages::{self, CLARIFICATION_REQUEST, Message};
@@ -24,23 +25,6 @@ use crate::http::error::{Error, Result};
 use crate::ids::new_id;
 use resume::{ResumePayload, ResumeTarget};
 use waiters::{Waiters, Wake};
-
-/// Who is asking. Authentication (issue 4) will add scoped callers; until
-/// then every caller is unscoped and sees everything (A4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Caller {
-    /// No identity: authorized for every bundle (A4).
-    Unscoped,
-}
-
-impl Caller {
-    /// The authorization hook of ResolveBundle step 2 (A1, A2, M5).
-    fn may_access_task(self, _task_id: &str) -> bool {
-        match self {
-            Self::Unscoped => true,
-        }
-    }
-}
 
 /// What `create_bundle` did.
 #[derive(Debug, Clone, Serialize)]
@@ -188,13 +172,10 @@ impl Lifecycle {
 
     /// Steps 1 and 2 of ResolveBundle: the bundle's durable rows, authorized
     /// from their task (M5, A8). Unknown and foreign are the same 404 (A3, A5).
-    async fn authorized_bundle(&self, caller: Caller, pending_id: &str) -> Result<Bundle> {
+    async fn authorized_bundle(&self, caller: &Caller, pending_id: &str) -> Result<Bundle> {
         let bundle = repo::load(self.db.pool(), pending_id).await?;
         let bundle = bundle.ok_or(Error::NotFound("clarification request"))?;
-        let task_id = bundle.task_id();
-        // M5a: a bundle with no resolvable task is not found for scoped callers.
-        let unresolvable = task_id.is_empty() && caller != Caller::Unscoped;
-        if unresolvable || !caller.may_access_task(task_id) {
+        if !auth::may_access_bundle(&self.db, caller, &bundle).await? {
             return Err(Error::NotFound("clarification request"));
         }
         Ok(bundle)
@@ -208,11 +189,14 @@ impl Lifecycle {
     /// on a claim error (R4a) or a failed delivery (R7a, rolled back).
     pub async fn resolve(
         &self,
-        caller: Caller,
+        caller: &Caller,
         pending_id: &str,
         submission: &Submission,
     ) -> Result<RespondBody> {
         let bundle = self.authorized_bundle(caller, pending_id).await?;
+        if matches!(caller, Caller::Agent { .. }) {
+            return Err(Error::Forbidden("an agent cannot answer its own question"));
+        }
         let questions = bundle_questions(&bundle.messages);
         let outcome = validate_submission(&questions, submission)
             .map_err(|e| Error::BadRequest(e.to_string()))?;
@@ -339,7 +323,7 @@ impl Lifecycle {
     ///
     /// # Errors
     /// 404 unknown or foreign.
-    pub async fn read(&self, caller: Caller, pending_id: &str) -> Result<BundleView> {
+    pub async fn read(&self, caller: &Caller, pending_id: &str) -> Result<BundleView> {
         let bundle = self.authorized_bundle(caller, pending_id).await?;
         self.view(&bundle).await
     }
@@ -389,7 +373,7 @@ impl Lifecycle {
     /// 404 unknown or foreign, 409 closed, 504 timeout.
     pub async fn wait(
         &self,
-        caller: Caller,
+        caller: &Caller,
         pending_id: &str,
         timeout: std::time::Duration,
     ) -> Result<RespondBody> {
@@ -441,7 +425,7 @@ impl Lifecycle {
     ///
     /// # Errors
     /// 404 unknown or foreign, 409 when it is not active.
-    pub async fn cancel(&self, caller: Caller, pending_id: &str) -> Result<()> {
+    pub async fn cancel(&self, caller: &Caller, pending_id: &str) -> Result<()> {
         let bundle = self.authorized_bundle(caller, pending_id).await?;
         let changed = repo::transition(
             &self.db,

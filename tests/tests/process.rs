@@ -1,5 +1,5 @@
-//! R6 across real process deaths: `kill -9` the server binary and start it
-//! again on the same SQLite file.
+//! The binary as a process: R6 across `kill -9` and restart on the same
+//! SQLite file, and the `clarify token` commands with `--auth`.
 
 use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
@@ -19,9 +19,14 @@ impl Process {
     /// Starts the binary and reads the URL it prints once it is listening
     /// (it prints only after the database is open).
     fn start(database: &Path) -> Self {
+        Self::start_with(database, &[])
+    }
+
+    fn start_with(database: &Path, extra: &[&str]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_clarify-under-test"))
             .args(["serve", "--listen", "127.0.0.1:0", "--database-url"])
             .arg(format!("sqlite://{}", database.display()))
+            .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -193,4 +198,63 @@ async fn r6_a_crash_during_the_resume_never_resumes_twice() {
     );
     assert_eq!(receiver.hanging_count(), 1);
     assert_eq!(receiver.count(), 0);
+}
+
+/// Runs `clarify token …` on `database`; returns its stdout lines.
+fn token_command(database: &Path, args: &[&str]) -> (bool, Vec<String>) {
+    let output = Command::new(env!("CARGO_BIN_EXE_clarify-under-test"))
+        .arg("token")
+        .args(args)
+        .arg("--database-url")
+        .arg(format!("sqlite://{}", database.display()))
+        .output()
+        .expect("run clarify token");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    (
+        output.status.success(),
+        stdout.lines().map(String::from).collect(),
+    )
+}
+
+#[tokio::test]
+async fn token_create_prints_the_token_last_and_revoke_ends_it() {
+    let database = temp_db("tokens");
+    let (ok, lines) = token_command(&database, &["create", "--user", "alice"]);
+    assert!(ok, "{lines:?}");
+    let token = lines.last().unwrap().clone();
+    assert!(token.starts_with("clk_pat_"), "{lines:?}");
+    let id = lines[0].split_whitespace().nth(2).unwrap().to_owned();
+
+    let server = Process::start_with(&database, &["--auth"]);
+    assert_eq!(
+        server
+            .call(reqwest::Method::GET, "/workspaces", None, None)
+            .await
+            .0,
+        401
+    );
+    assert_eq!(
+        server
+            .call(reqwest::Method::GET, "/workspaces", None, Some(&token))
+            .await
+            .0,
+        200
+    );
+
+    let (ok, listed) = token_command(&database, &["list", "--user", "alice"]);
+    assert!(
+        ok && listed[0].starts_with(&format!("{id} valid")),
+        "{listed:?}"
+    );
+    let (ok, _) = token_command(&database, &["revoke", &id]);
+    assert!(ok);
+    assert_eq!(
+        server
+            .call(reqwest::Method::GET, "/workspaces", None, Some(&token))
+            .await
+            .0,
+        401
+    );
+    let (ok, _) = token_command(&database, &["revoke", &id]);
+    assert!(!ok, "revoking twice fails");
 }

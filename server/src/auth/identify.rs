@@ -1,0 +1,71 @@
+//! Reading the caller's identity off a request: `Authorization: Bearer`
+//! (personal access token or agent token) or the browser session cookie.
+
+use axum::http::HeaderMap;
+use axum::http::header::{AUTHORIZATION, COOKIE};
+
+use super::Caller;
+use super::tokens::PAT_PREFIX;
+use crate::clock::now_micros;
+use crate::db::{Db, sessions, users};
+use crate::ids::hash_secret;
+
+/// The browser session cookie.
+pub const COOKIE_NAME: &str = "clarify_session";
+
+/// The prefix of agent tokens.
+pub const AGENT_PREFIX: &str = "clk_agent_";
+
+/// The bearer token of a request, if any.
+#[must_use]
+pub fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+}
+
+/// The browser session secret of a request, if any.
+#[must_use]
+pub fn session_cookie(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get_all(COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == COOKIE_NAME)
+        .map(|(_, value)| value)
+}
+
+/// Who the request is from: `Unscoped` when auth is off, `None` when auth is
+/// on and the request proves no identity.
+///
+/// # Errors
+/// Database errors.
+pub async fn identify(db: &Db, headers: &HeaderMap, auth: bool) -> sqlx::Result<Option<Caller>> {
+    if !auth {
+        return Ok(Some(Caller::Unscoped));
+    }
+    let now = now_micros();
+    if let Some(token) = bearer(headers) {
+        if token.starts_with(AGENT_PREFIX) {
+            let session = sessions::by_agent_token_hash(db.pool(), &hash_secret(token)).await?;
+            return Ok(session.map(|s| Caller::Agent { session_id: s.id }));
+        }
+        if token.starts_with(PAT_PREFIX) {
+            let Some((user, token_id)) =
+                users::by_token_hash(db.pool(), &hash_secret(token), now).await?
+            else {
+                return Ok(None);
+            };
+            users::touch_token(db.pool(), &token_id, now).await?;
+            return Ok(Some(Caller::User(user.id)));
+        }
+        return Ok(None);
+    }
+    if let Some(secret) = session_cookie(headers) {
+        let user = users::by_browser_secret(db.pool(), &hash_secret(secret), now).await?;
+        return Ok(user.map(|u| Caller::User(u.id)));
+    }
+    Ok(None)
+}

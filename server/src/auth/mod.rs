@@ -1,0 +1,91 @@
+//! Who is calling and what they may see (A1–A9, "Permissions", L1c).
+//!
+//! With auth off every caller is unscoped and sees everything (A4). With auth
+//! on a caller is a user (personal access token or browser cookie) who sees
+//! the workspaces they own or that have no owner, plus tasks without a
+//! workspace or with a dangling one (L1c); or an agent, who sees its own
+//! session's questions only.
+
+pub mod identify;
+pub mod tokens;
+
+use crate::db::clarification::Bundle;
+use crate::db::{Db, sessions};
+
+/// The identity a request carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Caller {
+    /// No identity, or auth is off: authorized for everything (A4).
+    Unscoped,
+    /// A user, by id.
+    User(String),
+    /// An agent, by the session its token belongs to.
+    Agent {
+        /// The agent's session.
+        session_id: String,
+    },
+}
+
+/// L1c as SQL on the task alias `t` for the user bound at `user_param`
+/// (e.g. `$1`): the task has no workspace, or its workspace row does not
+/// exist, or the workspace is unowned or the user's. The one statement of
+/// task visibility; listings and per-task checks both use it.
+#[must_use]
+pub fn visible_task(t: &str, user_param: &str) -> String {
+    format!(
+        "({t}.workspace_id = '' \
+         OR NOT EXISTS (SELECT 1 FROM workspaces w WHERE w.id = {t}.workspace_id) \
+         OR EXISTS (SELECT 1 FROM workspaces w WHERE w.id = {t}.workspace_id \
+             AND (w.owner_id = '' OR w.owner_id = {user_param})))"
+    )
+}
+
+/// Whether `caller` may see task `task_id` (A1, A2: the M5-resolved task).
+///
+/// # Errors
+/// Database errors.
+pub async fn may_access_task(db: &Db, caller: &Caller, task_id: &str) -> sqlx::Result<bool> {
+    match caller {
+        Caller::Unscoped => Ok(true),
+        Caller::Agent { session_id } => Ok(sessions::get(db.pool(), session_id)
+            .await?
+            .is_some_and(|s| s.task_id == task_id)),
+        Caller::User(user_id) => {
+            if task_id.is_empty() {
+                return Ok(false);
+            }
+            let found: Option<(String,)> = sqlx::query_as(crate::db::sql(format!(
+                "SELECT t.id FROM tasks t WHERE t.id = $1 AND {}",
+                visible_task("t", "$2")
+            )))
+            .bind(task_id)
+            .bind(user_id)
+            .fetch_optional(db.pool())
+            .await?;
+            Ok(found.is_some())
+        }
+    }
+}
+
+/// Whether `caller` may see a bundle: authorized from its durable rows (M5,
+/// A8). A bundle whose task cannot be resolved is hidden from every scoped
+/// caller (M5a).
+///
+/// # Errors
+/// Database errors.
+pub async fn may_access_bundle(db: &Db, caller: &Caller, bundle: &Bundle) -> sqlx::Result<bool> {
+    match caller {
+        Caller::Unscoped => Ok(true),
+        Caller::Agent { session_id } => Ok(bundle.session_id() == session_id),
+        Caller::User(_) => may_access_task(db, caller, bundle.task_id()).await,
+    }
+}
+
+/// The user id to record as owner of what `caller` creates (`""` unscoped).
+#[must_use]
+pub fn owner_id(caller: &Caller) -> &str {
+    match caller {
+        Caller::User(id) => id,
+        Caller::Unscoped | Caller::Agent { .. } => "",
+    }
+}

@@ -1,0 +1,237 @@
+//! Users, personal access tokens and browser sessions (auth on only).
+//! Every secret is looked up by its hash; none is stored in clear.
+
+use serde::Serialize;
+use sqlx::{AnyExecutor, FromRow};
+
+use crate::clock;
+
+/// A user.
+#[derive(Debug, Clone, Serialize, FromRow)]
+pub struct User {
+    /// Its id (the `owner_id` of its workspaces).
+    pub id: String,
+    /// Its unique name.
+    pub name: String,
+    /// When it was created.
+    #[serde(serialize_with = "clock::as_rfc3339")]
+    pub created_at: i64,
+}
+
+/// A personal access token's record (never the token itself).
+#[derive(Debug, Clone, Serialize, FromRow)]
+pub struct AccessToken {
+    /// Its id, for revocation.
+    pub id: String,
+    /// Whose it is.
+    pub user_id: String,
+    /// When it was created.
+    #[serde(serialize_with = "clock::as_rfc3339")]
+    pub created_at: i64,
+    /// When it stops working; `null` for never.
+    #[serde(serialize_with = "clock::as_rfc3339_opt")]
+    pub expires_at: Option<i64>,
+    /// When it was revoked; `null` while valid.
+    #[serde(serialize_with = "clock::as_rfc3339_opt")]
+    pub revoked_at: Option<i64>,
+    /// When it was last used (to within a minute).
+    #[serde(serialize_with = "clock::as_rfc3339_opt")]
+    pub last_used_at: Option<i64>,
+}
+
+/// The user called `name`.
+///
+/// # Errors
+/// Database errors.
+pub async fn by_name(db: impl AnyExecutor<'_>, name: &str) -> sqlx::Result<Option<User>> {
+    sqlx::query_as("SELECT id, name, created_at FROM users WHERE name = $1")
+        .bind(name)
+        .fetch_optional(db)
+        .await
+}
+
+/// Inserts a user.
+///
+/// # Errors
+/// Database errors (a taken name among them).
+pub async fn insert(db: impl AnyExecutor<'_>, user: &User) -> sqlx::Result<()> {
+    sqlx::query("INSERT INTO users (id, name, created_at) VALUES ($1, $2, $3)")
+        .bind(&user.id)
+        .bind(&user.name)
+        .bind(user.created_at)
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
+/// Inserts a token record under the hash of its secret.
+///
+/// # Errors
+/// Database errors.
+pub async fn insert_token(
+    db: impl AnyExecutor<'_>,
+    token: &AccessToken,
+    hash: &str,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO access_tokens (id, user_id, token_hash, created_at, expires_at) \
+         VALUES ($1, $2, $3, $4, $5)",
+    )
+    .bind(&token.id)
+    .bind(&token.user_id)
+    .bind(hash)
+    .bind(token.created_at)
+    .bind(token.expires_at)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// The user and token id a valid (unrevoked, unexpired) token hash names.
+///
+/// # Errors
+/// Database errors.
+pub async fn by_token_hash(
+    db: impl AnyExecutor<'_>,
+    hash: &str,
+    now: i64,
+) -> sqlx::Result<Option<(User, String)>> {
+    let row: Option<(String, String, i64, String)> = sqlx::query_as(
+        "SELECT u.id, u.name, u.created_at, t.id FROM access_tokens t JOIN users u ON u.id = t.user_id \
+         WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)",
+    )
+    .bind(hash)
+    .bind(now)
+    .fetch_optional(db)
+    .await?;
+    Ok(row.map(|(id, name, created_at, token_id)| {
+        (
+            User {
+                id,
+                name,
+                created_at,
+            },
+            token_id,
+        )
+    }))
+}
+
+/// Records a use of a token, at most once a minute (a write per request
+/// would serialize every reader behind SQLite's single writer).
+///
+/// # Errors
+/// Database errors.
+pub async fn touch_token(db: impl AnyExecutor<'_>, token_id: &str, now: i64) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE access_tokens SET last_used_at = $1 WHERE id = $2 \
+         AND (last_used_at IS NULL OR last_used_at < $3)",
+    )
+    .bind(now)
+    .bind(token_id)
+    .bind(now - 60_000_000)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// Revokes a token; returns whether it was valid until now.
+///
+/// # Errors
+/// Database errors.
+pub async fn revoke_token(
+    db: impl AnyExecutor<'_>,
+    token_id: &str,
+    now: i64,
+) -> sqlx::Result<bool> {
+    let result = sqlx::query(
+        "UPDATE access_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL",
+    )
+    .bind(now)
+    .bind(token_id)
+    .execute(db)
+    .await?;
+    Ok(result.rows_affected() > 0)
+}
+
+/// A user's tokens, newest first.
+///
+/// # Errors
+/// Database errors.
+pub async fn tokens_of(db: impl AnyExecutor<'_>, user_id: &str) -> sqlx::Result<Vec<AccessToken>> {
+    sqlx::query_as(
+        "SELECT id, user_id, created_at, expires_at, revoked_at, last_used_at FROM access_tokens \
+         WHERE user_id = $1 ORDER BY created_at DESC, id DESC",
+    )
+    .bind(user_id)
+    .fetch_all(db)
+    .await
+}
+
+/// Inserts a browser session.
+///
+/// # Errors
+/// Database errors.
+pub async fn insert_browser_session(
+    db: impl AnyExecutor<'_>,
+    id: &str,
+    user_id: &str,
+    token_id: &str,
+    secret_hash: &str,
+    now: i64,
+    expires_at: i64,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO browser_sessions (id, user_id, token_id, secret_hash, created_at, expires_at) \
+         VALUES ($1, $2, $3, $4, $5, $6)",
+    )
+    .bind(id)
+    .bind(user_id)
+    .bind(token_id)
+    .bind(secret_hash)
+    .bind(now)
+    .bind(expires_at)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// The user of a live browser session whose login token is still valid.
+///
+/// # Errors
+/// Database errors.
+pub async fn by_browser_secret(
+    db: impl AnyExecutor<'_>,
+    secret_hash: &str,
+    now: i64,
+) -> sqlx::Result<Option<User>> {
+    let row: Option<(String, String, i64)> = sqlx::query_as(
+        "SELECT u.id, u.name, u.created_at FROM browser_sessions b \
+         JOIN users u ON u.id = b.user_id JOIN access_tokens t ON t.id = b.token_id \
+         WHERE b.secret_hash = $1 AND b.expires_at > $2 \
+         AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)",
+    )
+    .bind(secret_hash)
+    .bind(now)
+    .fetch_optional(db)
+    .await?;
+    Ok(row.map(|(id, name, created_at)| User {
+        id,
+        name,
+        created_at,
+    }))
+}
+
+/// Ends a browser session.
+///
+/// # Errors
+/// Database errors.
+pub async fn delete_browser_session(
+    db: impl AnyExecutor<'_>,
+    secret_hash: &str,
+) -> sqlx::Result<()> {
+    sqlx::query("DELETE FROM browser_sessions WHERE secret_hash = $1")
+        .bind(secret_hash)
+        .execute(db)
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,92 @@
+//! Browser login with a personal access token, logout, and "who am I".
+
+use axum::extract::State;
+use axum::http::header::SET_COOKIE;
+use axum::http::{HeaderMap, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::error::{Error, Result};
+use super::json::Json;
+use crate::AppState;
+use crate::auth::identify::{COOKIE_NAME, identify, session_cookie};
+use crate::clock::now_micros;
+use crate::db::users;
+use crate::ids::{hash_secret, new_id, new_secret};
+
+/// How long a browser stays logged in.
+const BROWSER_SESSION_SECS: i64 = 30 * 86_400;
+
+/// `POST /auth/login`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Login {
+    token: String,
+}
+
+/// Exchanges a personal access token for an HttpOnly session cookie.
+pub async fn login(State(state): State<AppState>, Json(body): Json<Login>) -> Result<Response> {
+    let now = now_micros();
+    let found =
+        users::by_token_hash(state.db().pool(), &hash_secret(body.token.trim()), now).await?;
+    let Some((user, token_id)) = found else {
+        return Err(Error::Status(
+            axum::http::StatusCode::UNAUTHORIZED,
+            "token: not a valid access token".into(),
+        ));
+    };
+    let secret = new_secret("clk_web_");
+    let expires_at = now + BROWSER_SESSION_SECS * 1_000_000;
+    users::insert_browser_session(
+        state.db().pool(),
+        &new_id(),
+        &user.id,
+        &token_id,
+        &hash_secret(&secret),
+        now,
+        expires_at,
+    )
+    .await?;
+    let cookie = format!(
+        "{COOKIE_NAME}={secret}; Path=/; HttpOnly; SameSite=Lax; Max-Age={BROWSER_SESSION_SECS}"
+    );
+    let mut response = axum::Json(json!({"user": user})).into_response();
+    response.headers_mut().insert(
+        SET_COOKIE,
+        HeaderValue::from_str(&cookie).map_err(Error::internal)?,
+    );
+    Ok(response)
+}
+
+/// Ends the browser session and clears its cookie.
+pub async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Result<Response> {
+    if let Some(secret) = session_cookie(&headers) {
+        users::delete_browser_session(state.db().pool(), &hash_secret(secret)).await?;
+    }
+    let mut response = axum::Json(json!({"success": true})).into_response();
+    let clear = format!("{COOKIE_NAME}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0");
+    response.headers_mut().insert(
+        SET_COOKIE,
+        HeaderValue::from_str(&clear).map_err(Error::internal)?,
+    );
+    Ok(response)
+}
+
+/// Whether auth is on and who the caller is (`null` when unknown); open to
+/// everyone so the web app can decide to show the login page.
+pub async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<impl IntoResponse> {
+    let caller = identify(state.db(), &headers, state.config.auth).await?;
+    let user = match caller {
+        Some(crate::auth::Caller::User(id)) => {
+            sqlx::query_as::<_, users::User>("SELECT id, name, created_at FROM users WHERE id = $1")
+                .bind(id)
+                .fetch_optional(state.db().pool())
+                .await?
+        }
+        _ => None,
+    };
+    Ok(axum::Json(
+        json!({"auth_enabled": state.config.auth, "user": user}),
+    ))
+}
