@@ -143,13 +143,14 @@ pub fn clamp_limit(requested: Option<i64>) -> u32 {
     }
 }
 
-/// A keyset position: the last `(created_at, pending_id)` returned (L9).
+/// A keyset position: the last `(created_at, id)` returned — a bundle's
+/// `pending_id` in the pending list (L9), a message id in a transcript.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Cursor {
-    /// The bundle's `created_at`, in microseconds since the Unix epoch.
+    /// The item's `created_at`, in microseconds since the Unix epoch.
     pub created_at: i64,
-    /// The bundle's id.
-    pub pending_id: String,
+    /// The item's id, the tiebreak.
+    pub id: String,
 }
 
 /// Why a list request was refused. Each message names the argument (L13).
@@ -170,7 +171,7 @@ impl Cursor {
     /// The opaque text handed to callers.
     #[must_use]
     pub fn encode(&self) -> String {
-        let plain = alloc::format!("{CURSOR_VERSION}:{}:{}", self.created_at, self.pending_id);
+        let plain = alloc::format!("{CURSOR_VERSION}:{}:{}", self.created_at, self.id);
         URL_SAFE_NO_PAD.encode(plain)
     }
 
@@ -195,7 +196,7 @@ impl Cursor {
         }
         Ok(Self {
             created_at,
-            pending_id: String::from(pending_id),
+            id: String::from(pending_id),
         })
     }
 }
@@ -227,7 +228,7 @@ mod tests {
     fn cursor_round_trips_and_refuses_forgeries() {
         let cursor = Cursor {
             created_at: 1_700_000_000_123_456,
-            pending_id: "a:b".to_string(),
+            id: "a:b".to_string(),
         };
         assert_eq!(Cursor::decode(&cursor.encode()), Ok(cursor));
         for bad in ["", "!!", "djE6eDp5", "djI6MTp4", "djE6MTo"] {

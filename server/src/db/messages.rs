@@ -93,3 +93,36 @@ pub async fn get(db: impl AnyExecutor<'_>, id: &str) -> sqlx::Result<Option<Mess
     .fetch_optional(db)
     .await
 }
+
+/// A page of a task's transcript across its sessions, in `(created_at, id)`
+/// order strictly after `after`; plus whether more exist.
+///
+/// # Errors
+/// Database errors.
+pub async fn for_task_page(
+    db: impl AnyExecutor<'_>,
+    task_id: &str,
+    after: Option<&clarify_core::Cursor>,
+    limit: u32,
+) -> sqlx::Result<(Vec<Message>, bool)> {
+    let after_sql = if after.is_some() {
+        "(m.created_at > $2 OR (m.created_at = $2 AND m.id > $3))"
+    } else {
+        "($2 = $2 AND $3 = $3)"
+    };
+    let mut rows: Vec<Message> = sqlx::query_as(super::sql(format!(
+        "SELECT m.id, m.task_session_id, m.task_id, m.turn_id, m.type, m.content, m.metadata, \
+         m.created_at, m.updated_at FROM task_session_messages m \
+         JOIN task_sessions s ON s.id = m.task_session_id \
+         WHERE s.task_id = $1 AND {after_sql} ORDER BY m.created_at, m.id LIMIT $4"
+    )))
+    .bind(task_id)
+    .bind(after.map_or(0, |c| c.created_at))
+    .bind(after.map_or("", |c| c.id.as_str()))
+    .bind(i64::from(limit) + 1)
+    .fetch_all(db)
+    .await?;
+    let more = rows.len() > limit as usize;
+    rows.truncate(limit as usize);
+    Ok((rows, more))
+}

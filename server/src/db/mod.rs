@@ -8,6 +8,7 @@
 pub mod clarification;
 pub mod dialect;
 pub mod messages;
+pub mod pending;
 pub mod sessions;
 pub mod tasks;
 pub mod turns;

@@ -3,7 +3,7 @@
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::json;
 
 use super::error::{Error, Result};
@@ -11,9 +11,9 @@ use super::json::Json;
 use crate::AppState;
 use crate::auth::{self, Caller};
 use crate::clock::now_micros;
-use crate::db::clarification as repo;
 use crate::db::{messages, sessions, tasks, turns, workspaces};
 use crate::ids::{hash_secret, new_id, new_secret};
+use crate::lifecycle::projection::{self, TaskView};
 use crate::lifecycle::resume::ResumeTarget;
 
 /// The longest name or title, in characters.
@@ -106,30 +106,8 @@ pub struct NewTask {
     description: Option<String>,
 }
 
-/// A task with its pending-action projection (T1, T2): both keys always
-/// present, `null` when nothing waits.
-#[derive(Debug, Serialize)]
-pub struct TaskView {
-    #[serde(flatten)]
-    task: tasks::Task,
-    task_pending_action: Option<&'static str>,
-    primary_session_pending_action: Option<&'static str>,
-}
-
 async fn task_view(state: &AppState, task: tasks::Task) -> Result<TaskView> {
-    let pool = state.db().pool();
-    let with_active = repo::sessions_with_active(pool, &task.id).await?;
-    let sessions = sessions::for_task(pool, &task.id).await?;
-    let input_capable =
-        |s: &sessions::Session| matches!(s.state.as_str(), "RUNNING" | "WAITING_FOR_INPUT");
-    let pending = |s: &sessions::Session| {
-        (input_capable(s) && with_active.contains(&s.id)).then_some("clarification")
-    };
-    Ok(TaskView {
-        task_pending_action: sessions.iter().find_map(pending),
-        primary_session_pending_action: sessions.first().and_then(pending),
-        task,
-    })
+    Ok(projection::task_view(state.db(), task).await?)
 }
 
 /// Creates a task.

@@ -4,6 +4,8 @@
 //! The database decides; this layer orders the steps. Errors are the HTTP
 //! API's own, since every caller of this module answers over HTTP.
 
+pub mod discovery;
+pub mod projection;
 pub mod resume;
 pub mod waiters;
 
@@ -24,7 +26,7 @@ use crate::events::Events;
 use crate::http::error::{Error, Result};
 use crate::ids::new_id;
 use resume::{ResumePayload, ResumeTarget};
-use waiters::{Waiters, Wake};
+use waiters::{Waiters, Waiting, Wake};
 
 /// What `create_bundle` did.
 #[derive(Debug, Clone, Serialize)]
@@ -92,6 +94,40 @@ impl Lifecycle {
     /// 400 for an invalid bundle, 404 for an unknown session, 409 for an
     /// ended one.
     pub async fn create_bundle(&self, session_id: &str, new: &NewBundle) -> Result<Created> {
+        self.create_bundle_as(session_id, new, new_id()).await
+    }
+
+    /// Creates a bundle for an agent that will block on it: the waiter is
+    /// registered before the bundle exists, so an answer given the instant
+    /// it is stored already finds the agent attached.
+    ///
+    /// # Errors
+    /// As [`Lifecycle::create_bundle`].
+    pub async fn create_attached(
+        &self,
+        session_id: &str,
+        new: &NewBundle,
+    ) -> Result<(Created, Waiting)> {
+        let pending_id = new_id();
+        let waiting = self.waiters.wait(&pending_id);
+        let created = self
+            .create_bundle_as(session_id, new, pending_id.clone())
+            .await?;
+        let waiting = if created.pending_id == pending_id {
+            waiting
+        } else {
+            // An identical request was already active: wait on that one.
+            self.waiters.wait(&created.pending_id)
+        };
+        Ok((created, waiting))
+    }
+
+    async fn create_bundle_as(
+        &self,
+        session_id: &str,
+        new: &NewBundle,
+        pending_id: String,
+    ) -> Result<Created> {
         let spec = validate_new_bundle(new).map_err(|e| Error::BadRequest(e.to_string()))?;
         let now = now_micros();
         let mut tx = self.db.begin_write().await?;
@@ -120,7 +156,6 @@ impl Lifecycle {
                 turn.id
             }
         };
-        let pending_id = new_id();
         let mut added = Vec::with_capacity(spec.questions.len());
         let total = i64::try_from(spec.questions.len()).unwrap_or(i64::MAX);
         for (index, question) in spec.questions.iter().enumerate() {
@@ -381,6 +416,21 @@ impl Lifecycle {
         // Register before reading, so a resolution between the read and the
         // wait still wakes us.
         let mut waiting = self.waiters.wait(pending_id);
+        self.await_outcome(pending_id, &mut waiting, timeout).await
+    }
+
+    /// Blocks on a registered waiter until the bundle is resolved (its
+    /// outcome), closed (409) or `timeout` passes (504). Dropping the future
+    /// leaves the bundle untouched.
+    ///
+    /// # Errors
+    /// 409 closed, 504 timeout, database errors.
+    pub async fn await_outcome(
+        &self,
+        pending_id: &str,
+        waiting: &mut Waiting,
+        timeout: std::time::Duration,
+    ) -> Result<RespondBody> {
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
             if let Wake::Resolved(response) = waiting.wake.borrow_and_update().clone() {
@@ -419,6 +469,25 @@ impl Lifecycle {
                 () = tokio::time::sleep_until(deadline) => return Err(Error::WaitTimeout),
             }
         }
+    }
+
+    /// The agent stopped waiting on `pending_id` (its call was cancelled):
+    /// the bundle stays answerable and a later answer resumes the agent.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn detach(&self, pending_id: &str) -> Result<()> {
+        let detached = repo::transition(
+            &self.db,
+            Scope::Bundle(pending_id),
+            Transition::Detach,
+            now_micros(),
+        )
+        .await?;
+        for pending_id in &detached {
+            self.publish_bundle(pending_id).await?;
+        }
+        Ok(())
     }
 
     /// Cancels an active bundle (A9): authorized like the others, never a claim.

@@ -1,0 +1,172 @@
+//! The read side of the external surface: pending questions (L1–L16), tasks
+//! with their pending actions (T1, T2) and task conversations, each scoped
+//! to the caller.
+
+use clarify_core::listing::{BundleIdentity, age_seconds, clamp_limit};
+use clarify_core::{Cursor, ListError, PendingBundle, PendingPage};
+use serde::Serialize;
+
+use super::Lifecycle;
+use super::projection::{TaskView, task_view};
+use crate::auth::{self, Caller};
+use crate::clock::{self, now_micros};
+use crate::db::clarification as repo;
+use crate::db::messages::{self, Message};
+use crate::db::pending::{self, PendingQuery};
+use crate::db::tasks;
+use crate::http::error::{Error, Result};
+
+/// Arguments of `list_pending_questions_kandev`.
+#[derive(Debug, Clone, Default)]
+pub struct PendingArgs {
+    /// Only this workspace; `""` means not given (L7a.4).
+    pub workspace_id: String,
+    /// RFC 3339 lower bound on `created_at` (L8).
+    pub created_since: String,
+    /// The `next_cursor` of a previous page (L9).
+    pub cursor: String,
+    /// Page size (L10).
+    pub limit: Option<i64>,
+}
+
+/// One page of a conversation.
+#[derive(Debug, Clone, Serialize)]
+pub struct ConversationPage {
+    /// The task.
+    pub task_id: String,
+    /// Its messages, oldest first, across its sessions.
+    pub messages: Vec<Message>,
+    /// `messages.len()`.
+    pub count: usize,
+    /// The cursor for the next page; `""` when none.
+    pub next_cursor: String,
+}
+
+fn user_of(caller: &Caller) -> Result<Option<&str>> {
+    match caller {
+        Caller::Unscoped => Ok(None),
+        Caller::User(id) => Ok(Some(id)),
+        Caller::Agent { .. } => Err(Error::Forbidden("agent tokens can only ask and wait")),
+    }
+}
+
+fn cursor(text: &str) -> Result<Option<Cursor>> {
+    if text.is_empty() {
+        return Ok(None);
+    }
+    Cursor::decode(text)
+        .map(Some)
+        .map_err(|e| Error::BadRequest(e.to_string()))
+}
+
+impl Lifecycle {
+    /// `list_pending_questions_kandev`: every active bundle the caller may
+    /// see, oldest first, keyset-paged.
+    ///
+    /// # Errors
+    /// 400 naming `cursor` or `created_since` when unparseable (L13).
+    pub async fn list_pending(&self, caller: &Caller, args: &PendingArgs) -> Result<PendingPage> {
+        let user = user_of(caller)?;
+        let created_since = match args.created_since.trim() {
+            "" => None,
+            text => Some(
+                clock::parse_rfc3339(text)
+                    .ok_or_else(|| Error::BadRequest(ListError::InvalidCreatedSince.to_string()))?,
+            ),
+        };
+        let after = cursor(args.cursor.trim())?;
+        let workspace_id = Some(args.workspace_id.trim()).filter(|w| !w.is_empty());
+        let query = PendingQuery {
+            user,
+            workspace_id,
+            created_since,
+            after: after.as_ref(),
+            limit: clamp_limit(args.limit),
+        };
+        let (keys, more) = pending::page(self.db().pool(), &query).await?;
+        let now = now_micros();
+        let mut bundles = Vec::with_capacity(keys.len());
+        for key in &keys {
+            let Some(bundle) = repo::load(self.db().pool(), &key.pending_id).await? else {
+                continue;
+            };
+            bundles.push(PendingBundle::from_messages(
+                BundleIdentity {
+                    pending_id: key.pending_id.clone(),
+                    task_id: key.task_id.clone(),
+                    session_id: bundle.session_id().to_owned(),
+                },
+                clock::rfc3339(key.created_at),
+                age_seconds(now, key.created_at),
+                &bundle.messages,
+            ));
+        }
+        let next = more.then(|| keys.last()).flatten().map(|k| Cursor {
+            created_at: k.created_at,
+            id: k.pending_id.clone(),
+        });
+        Ok(PendingPage::new(bundles, next.as_ref()))
+    }
+
+    /// `list_tasks_kandev`: the caller's tasks (of one workspace, if given)
+    /// with their pending actions.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn list_tasks(&self, caller: &Caller, workspace_id: &str) -> Result<Vec<TaskView>> {
+        let user = user_of(caller)?;
+        let workspace_id = Some(workspace_id.trim()).filter(|w| !w.is_empty());
+        let list = tasks::list_visible(self.db().pool(), user, workspace_id).await?;
+        let mut views = Vec::with_capacity(list.len());
+        for task in list {
+            views.push(task_view(self.db(), task).await?);
+        }
+        Ok(views)
+    }
+
+    /// `get_task_conversation_kandev`: a page of a task's transcript.
+    ///
+    /// # Errors
+    /// 404 for a task the caller may not see; 400 for a bad cursor.
+    pub async fn conversation(
+        &self,
+        caller: &Caller,
+        task_id: &str,
+        cursor_text: &str,
+        limit: Option<i64>,
+    ) -> Result<ConversationPage> {
+        user_of(caller)?;
+        let exists = tasks::get(self.db().pool(), task_id).await?.is_some();
+        if !exists || !auth::may_access_task(self.db(), caller, task_id).await? {
+            return Err(Error::NotFound("task"));
+        }
+        let after = cursor(cursor_text.trim())?;
+        let (messages, more) = messages::for_task_page(
+            self.db().pool(),
+            task_id,
+            after.as_ref(),
+            clamp_limit(limit),
+        )
+        .await?;
+        let next_cursor = if more {
+            messages
+                .last()
+                .map(|m| {
+                    Cursor {
+                        created_at: m.created_at,
+                        id: m.id.clone(),
+                    }
+                    .encode()
+                })
+                .unwrap_or_default()
+        } else {
+            String::new()
+        };
+        Ok(ConversationPage {
+            task_id: task_id.to_owned(),
+            count: messages.len(),
+            messages,
+            next_cursor,
+        })
+    }
+}
