@@ -110,6 +110,15 @@ pub struct ServeArgs {
     /// credentials, for a web client served from elsewhere.
     #[arg(long, env = "CLARIFY_CORS_ORIGIN")]
     pub cors_origin: Option<String>,
+
+    /// A host name MCP clients reach this server by, besides localhost
+    /// (repeat the flag, or separate with commas in the variable).
+    #[arg(
+        long = "mcp-allowed-host",
+        env = "CLARIFY_MCP_ALLOWED_HOSTS",
+        value_delimiter = ','
+    )]
+    pub mcp_allowed_hosts: Vec<String>,
 }
 
 /// Runs the parsed command line to completion.
@@ -135,6 +144,8 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let config = crate::Config {
         auth: args.auth,
         cors_origin: args.cors_origin.clone(),
+        mcp_allowed_hosts: args.mcp_allowed_hosts.clone(),
+        progress_interval: None,
     };
     let state = AppState::new(db, config)
         .await

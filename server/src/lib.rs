@@ -9,6 +9,7 @@ pub mod events;
 pub mod http;
 pub mod ids;
 pub mod lifecycle;
+pub mod mcp;
 mod state;
 mod web_assets;
 
@@ -27,6 +28,7 @@ pub fn app(state: AppState) -> Router {
     let router = Router::new()
         .route("/healthz", get(healthz))
         .nest("/api/v1", http::routes(&state))
+        .merge(mcp::routes(&state))
         .merge(web_assets::routes())
         .layer(CompressionLayer::new())
         .layer(TraceLayer::new_for_http())
@@ -64,8 +66,14 @@ pub async fn serve(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    let token = state.shutdown.clone();
     axum::serve(listener, app(state))
-        .with_graceful_shutdown(shutdown)
+        .with_graceful_shutdown(async move {
+            shutdown.await;
+            // Long-lived streams would otherwise hold graceful shutdown open
+            // forever; requests in flight still finish.
+            token.cancel();
+        })
         .await
 }
 

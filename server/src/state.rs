@@ -12,6 +12,12 @@ pub struct Config {
     /// An origin allowed to call the API with credentials (split-origin
     /// development); none by default.
     pub cors_origin: Option<String>,
+    /// Host names MCP clients may use besides localhost (rmcp refuses other
+    /// `Host` headers, against DNS rebinding).
+    pub mcp_allowed_hosts: Vec<String>,
+    /// How often a blocked `ask_user_question_kandev` reports progress;
+    /// 10 s when unset.
+    pub progress_interval: Option<std::time::Duration>,
 }
 
 /// Cheap to clone: everything inside is a handle.
@@ -24,6 +30,9 @@ pub struct AppState {
     pub events: Events,
     /// How the server was started.
     pub config: Config,
+    /// Cancelled when the server shuts down: ends open MCP streams,
+    /// WebSockets and long polls so that shutdown does not wait on them.
+    pub shutdown: tokio_util::sync::CancellationToken,
 }
 
 impl AppState {
@@ -33,12 +42,14 @@ impl AppState {
     /// Database errors during reconciliation.
     pub async fn new(db: Db, config: Config) -> Result<Self, crate::http::error::Error> {
         let events = Events::default();
-        let lifecycle = Lifecycle::new(db, events.clone());
+        let shutdown = tokio_util::sync::CancellationToken::new();
+        let lifecycle = Lifecycle::new(db, events.clone(), shutdown.clone());
         lifecycle.reconcile().await?;
         Ok(Self {
             lifecycle,
             events,
             config,
+            shutdown,
         })
     }
 

@@ -500,6 +500,7 @@ async fn cors_allows_credentials_for_the_configured_origin_only() {
     let server = TestServer::start_with(Config {
         auth: true,
         cors_origin: Some("http://localhost:3000".into()),
+        ..Config::default()
     })
     .await;
     let preflight = |origin: &'static str| {

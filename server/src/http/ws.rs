@@ -40,6 +40,10 @@ async fn stream(
 ) {
     loop {
         tokio::select! {
+            () = state.shutdown.cancelled() => {
+                let _ = socket.send(Message::Close(None)).await;
+                return;
+            }
             event = events.recv() => match event {
                 Ok(event) => {
                     if !visible(&state, &caller, &event).await {

@@ -60,17 +60,19 @@ pub struct Lifecycle {
     waiters: Waiters,
     events: Events,
     http: reqwest::Client,
+    shutdown: tokio_util::sync::CancellationToken,
 }
 
 impl Lifecycle {
     /// A service over `db`.
     #[must_use]
-    pub fn new(db: Db, events: Events) -> Self {
+    pub fn new(db: Db, events: Events, shutdown: tokio_util::sync::CancellationToken) -> Self {
         Self {
             db,
             waiters: Waiters::default(),
             events,
             http: reqwest::Client::new(),
+            shutdown,
         }
     }
 
@@ -467,6 +469,12 @@ impl Lifecycle {
                     if changed.is_err() { return Err(Error::WaitTimeout); }
                 }
                 () = tokio::time::sleep_until(deadline) => return Err(Error::WaitTimeout),
+                () = self.shutdown.cancelled() => {
+                    return Err(Error::Status(
+                        axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                        "the server is shutting down; wait again".into(),
+                    ));
+                }
             }
         }
     }

@@ -1,0 +1,209 @@
+//! `/mcp`: discover and answer questions from outside the agent (L*, N*, T*).
+
+use rmcp::handler::server::tool::Extension;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResult;
+use rmcp::{ErrorData as McpError, ServerHandler, tool, tool_handler, tool_router};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{caller_of, result};
+use crate::AppState;
+use crate::http::error::Error;
+use crate::lifecycle::discovery::PendingArgs;
+use clarify_core::{AnswerInput, Submission};
+
+/// Arguments of `list_pending_questions_kandev`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct ListPendingArgs {
+    /// Only questions of tasks in this workspace. Omitted or empty: every
+    /// workspace you can see.
+    pub workspace_id: String,
+    /// Only bundles created at or after this RFC 3339 time.
+    pub created_since: String,
+    /// The `next_cursor` of the previous page, exactly as returned.
+    pub cursor: String,
+    /// Page size: default 50, at most 200.
+    pub limit: i64,
+}
+
+/// One answer of `answer_question_kandev`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct AnswerArg {
+    /// The question answered (`question_id` from the list).
+    pub question_id: String,
+    /// Chosen `option_id`s of that question; several are allowed.
+    pub selected_options: Vec<String>,
+    /// Free text, at most 2000 characters.
+    pub custom_text: String,
+}
+
+/// Arguments of `answer_question_kandev`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct AnswerArgs {
+    /// The bundle to answer.
+    pub pending_id: String,
+    /// One entry per question of the bundle. Leave empty when rejecting.
+    pub answers: Vec<AnswerArg>,
+    /// Decline the whole bundle instead of answering.
+    pub rejected: bool,
+    /// Why, when rejecting; at most 2000 characters.
+    pub reason: String,
+    /// The same as `reason` (the REST spelling).
+    pub reject_reason: String,
+}
+
+/// Arguments of `list_tasks_kandev`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct ListTasksArgs {
+    /// Only tasks of this workspace; omitted or empty: every visible task.
+    pub workspace_id: String,
+}
+
+/// Arguments of `get_task_conversation_kandev`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct ConversationArgs {
+    /// The task.
+    pub task_id: String,
+    /// The `next_cursor` of the previous page.
+    pub cursor: String,
+    /// Page size: default 50, at most 200.
+    pub limit: i64,
+}
+
+/// The external MCP server.
+#[derive(Debug, Clone)]
+pub struct ExternalServer {
+    state: AppState,
+}
+
+impl ExternalServer {
+    /// A server over the shared state.
+    pub fn new(state: AppState) -> Self {
+        Self { state }
+    }
+}
+
+fn required(field: &str, value: &str) -> Result<(), Error> {
+    if value.trim().is_empty() {
+        return Err(Error::BadRequest(format!("{field}: is required")));
+    }
+    Ok(())
+}
+
+#[tool_router]
+impl ExternalServer {
+    #[tool(
+        description = "List the clarification questions agents are waiting on, oldest first, in the workspaces you can see. Each bundle has a pending_id and questions with question_id and options (option_id, label, description): the identifiers answer_question_kandev takes. Page with next_cursor."
+    )]
+    async fn list_pending_questions_kandev(
+        &self,
+        Extension(parts): Extension<http::request::Parts>,
+        Parameters(args): Parameters<ListPendingArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let caller = caller_of(&parts);
+        let args = PendingArgs {
+            workspace_id: args.workspace_id,
+            created_since: args.created_since,
+            cursor: args.cursor,
+            limit: (args.limit != 0).then_some(args.limit),
+        };
+        Ok(result::from(
+            self.state.lifecycle.list_pending(&caller, &args).await,
+        ))
+    }
+
+    #[tool(
+        description = "Answer a pending clarification bundle: one entry per question (selected option_ids and/or custom_text), or rejected: true with an optional reason. If someone answered first you get claimed: false and their answer, not an error."
+    )]
+    async fn answer_question_kandev(
+        &self,
+        Extension(parts): Extension<http::request::Parts>,
+        Parameters(args): Parameters<AnswerArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let caller = caller_of(&parts);
+        let outcome = async {
+            required("pending_id", &args.pending_id)?;
+            let reason = match (args.reason.as_str(), args.reject_reason.as_str()) {
+                (a, b) if !a.is_empty() && !b.is_empty() && a != b => {
+                    return Err(Error::BadRequest(
+                        "reason: give reason or reject_reason, not two different ones".into(),
+                    ));
+                }
+                ("", b) => b.to_owned(),
+                (a, _) => a.to_owned(),
+            };
+            let submission = Submission {
+                answers: args
+                    .answers
+                    .into_iter()
+                    .map(|a| AnswerInput {
+                        question_id: a.question_id,
+                        selected_options: a.selected_options,
+                        custom_text: a.custom_text,
+                    })
+                    .collect(),
+                rejected: args.rejected,
+                reject_reason: reason,
+            };
+            // The same ResolveBundle as the REST endpoint (N2).
+            self.state
+                .lifecycle
+                .resolve(&caller, &args.pending_id, &submission)
+                .await
+        }
+        .await;
+        Ok(result::from(outcome))
+    }
+
+    #[tool(
+        description = "List tasks (of one workspace, or all you can see) with task_pending_action and primary_session_pending_action: \"clarification\" when an agent waits for an answer, null otherwise."
+    )]
+    async fn list_tasks_kandev(
+        &self,
+        Extension(parts): Extension<http::request::Parts>,
+        Parameters(args): Parameters<ListTasksArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let caller = caller_of(&parts);
+        let outcome = self
+            .state
+            .lifecycle
+            .list_tasks(&caller, &args.workspace_id)
+            .await;
+        Ok(result::from(outcome.map(|tasks| json!({"tasks": tasks}))))
+    }
+
+    #[tool(
+        description = "Read a task's conversation (all its sessions), oldest first, including clarification questions and their answers. Page with next_cursor."
+    )]
+    async fn get_task_conversation_kandev(
+        &self,
+        Extension(parts): Extension<http::request::Parts>,
+        Parameters(args): Parameters<ConversationArgs>,
+    ) -> Result<CallToolResult, McpError> {
+        let caller = caller_of(&parts);
+        let outcome = async {
+            required("task_id", &args.task_id)?;
+            let limit = (args.limit != 0).then_some(args.limit);
+            self.state
+                .lifecycle
+                .conversation(&caller, &args.task_id, &args.cursor, limit)
+                .await
+        }
+        .await;
+        Ok(result::from(outcome))
+    }
+}
+
+#[tool_handler(
+    name = "clarify",
+    version = "0.1.0",
+    instructions = "Find the questions coding agents are blocked on and answer them."
+)]
+impl ServerHandler for ExternalServer {}

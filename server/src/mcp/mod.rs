@@ -1,0 +1,104 @@
+//! The MCP surfaces (streamable HTTP, rmcp):
+//!
+//! - `/mcp`: the external surface. Something outside the agent lists pending
+//!   questions and answers them (L*, N*), lists tasks (T1, T2) and reads
+//!   conversations. `ask_user_question_kandev` is never here (S1–S3).
+//! - `/mcp/agent`: the agent surface, authenticated by a session's agent
+//!   token: `ask_user_question_kandev` only.
+//!
+//! Authentication happens in axum middleware in front of rmcp; tools read the
+//! resulting [`Caller`] from the HTTP request parts.
+
+mod agent;
+mod external;
+mod result;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::middleware::{Next, from_fn_with_state};
+use axum::response::{IntoResponse, Response};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+
+use crate::AppState;
+use crate::auth::Caller;
+use crate::auth::identify::{AGENT_PREFIX, bearer};
+use crate::db::sessions;
+use crate::http::error::Error;
+use crate::http::identity::require_identity;
+use crate::ids::hash_secret;
+
+/// The MCP routes, each behind its own authentication.
+pub fn routes(state: &AppState) -> Router<AppState> {
+    let config = || {
+        let mut hosts = vec![
+            "localhost".to_owned(),
+            "127.0.0.1".to_owned(),
+            "::1".to_owned(),
+        ];
+        hosts.extend(state.config.mcp_allowed_hosts.iter().cloned());
+        StreamableHttpServerConfig::default()
+            .with_allowed_hosts(hosts)
+            .with_cancellation_token(state.shutdown.child_token())
+    };
+    let external = {
+        let state = state.clone();
+        StreamableHttpService::new(
+            move || Ok(external::ExternalServer::new(state.clone())),
+            Arc::new(LocalSessionManager::default()),
+            config(),
+        )
+    };
+    let agent = {
+        let state = state.clone();
+        StreamableHttpService::new(
+            move || Ok(agent::AgentServer::new(state.clone())),
+            Arc::new(LocalSessionManager::default()),
+            config(),
+        )
+    };
+    let agent_routes = Router::new()
+        .nest_service("/mcp/agent", agent)
+        .layer(from_fn_with_state(state.clone(), require_agent));
+    let external_routes = Router::new()
+        .nest_service("/mcp", external)
+        .layer(from_fn_with_state(state.clone(), require_identity));
+    agent_routes.merge(external_routes)
+}
+
+/// The agent surface takes only a session's agent token, with auth on or off:
+/// the token is what says which session the agent may ask on.
+async fn require_agent(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let Some(token) = bearer(request.headers()).filter(|t| t.starts_with(AGENT_PREFIX)) else {
+        return Error::Unauthorized.into_response();
+    };
+    match sessions::by_agent_token_hash(state.db().pool(), &hash_secret(token)).await {
+        Ok(Some(session)) => {
+            request.extensions_mut().insert(Caller::Agent {
+                session_id: session.id,
+            });
+            next.run(request).await
+        }
+        Ok(None) => Error::Unauthorized.into_response(),
+        Err(error) => Error::from(error).into_response(),
+    }
+}
+
+/// The caller the middleware recorded on the HTTP request of a tool call.
+fn caller_of(parts: &http::request::Parts) -> Caller {
+    // The middleware always records one; if it did not, this is an internal
+    // wiring error and the least privilege is a caller that sees nothing.
+    parts
+        .extensions
+        .get::<Caller>()
+        .cloned()
+        .unwrap_or(Caller::Agent {
+            session_id: String::new(),
+        })
+}

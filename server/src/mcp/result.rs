@@ -1,0 +1,32 @@
+//! Tool results: structured content (with the same JSON as text, for
+//! clients that only read text) or a text-only error result (`isError`).
+
+use rmcp::model::{CallToolResult, ContentBlock};
+use serde::Serialize;
+
+use crate::http::error::Error;
+
+/// A successful result carrying `value` as structured content.
+pub fn structured<T: Serialize>(value: &T) -> CallToolResult {
+    let json = serde_json::to_value(value).unwrap_or_default();
+    let mut result = CallToolResult::success(vec![ContentBlock::text(json.to_string())]);
+    result.structured_content = Some(json);
+    result
+}
+
+/// A tool error result with the API's message (never internal detail: the
+/// API error's text is already the public one).
+pub fn error(error: &Error) -> CallToolResult {
+    if let Error::Internal(cause) = error {
+        tracing::error!(error = %cause, "internal error in an MCP tool");
+    }
+    CallToolResult::error(vec![ContentBlock::text(error.to_string())])
+}
+
+/// Either a structured success or an error result.
+pub fn from<T: Serialize>(outcome: Result<T, Error>) -> CallToolResult {
+    match outcome {
+        Ok(value) => structured(&value),
+        Err(e) => error(&e),
+    }
+}
