@@ -1,0 +1,115 @@
+"""An independent MCP client against the real `clarify` binary: the
+official Python SDK lists the tools, discovers a pending bundle, answers it
+and reads the structured result, in both protocol eras (the initialize
+handshake and the stateless 2026-07-28 discover). Prints 'N passed, N failed'.
+
+Usage: python python_sdk_check.py PATH_TO_CLARIFY_BINARY
+"""
+
+import asyncio
+import json
+import subprocess
+import sys
+import tempfile
+import traceback
+import urllib.request
+from pathlib import Path
+
+import httpx2
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+EXTERNAL_TOOLS = {
+    "answer_question_kandev",
+    "get_task_conversation_kandev",
+    "list_pending_questions_kandev",
+    "list_tasks_kandev",
+}
+
+
+def rest(base, method, path, body=None, token=None):
+    request = urllib.request.Request(base + "/api/v1" + path, method=method)
+    request.add_header("content-type", "application/json")
+    if token:
+        request.add_header("authorization", "Bearer " + token)
+    data = json.dumps(body).encode() if body is not None else None
+    with urllib.request.urlopen(request, data) as response:
+        return json.loads(response.read())
+
+
+def ask(base, prompt):
+    """A task, a session resumed by a command, and one pending question."""
+    task = rest(base, "POST", "/tasks", {"title": prompt})
+    session = rest(base, "POST", f"/tasks/{task['id']}/sessions", {"resume": {"command": ["true"]}})
+    created = rest(
+        base,
+        "POST",
+        "/clarification/request",
+        {"session_id": session["id"], "questions": [{"prompt": prompt, "options": [{"label": "yes"}, {"label": "no"}]}]},
+        token=session["agent_token"],
+    )
+    return created["pending_id"]
+
+
+async def check_era(base, modern):
+    pending_id = ask(base, "modern era?" if modern else "initialize era?")
+    http = httpx2.AsyncClient(timeout=httpx2.Timeout(30.0, read=60.0))
+    async with http, streamable_http_client(base + "/mcp", http_client=http) as (read, write):
+        async with ClientSession(read, write) as session:
+            await (session.discover() if modern else session.initialize())
+            names = {tool.name for tool in (await session.list_tools()).tools}
+            assert names == EXTERNAL_TOOLS, names
+
+            listed = await session.call_tool("list_pending_questions_kandev", {})
+            assert not listed.is_error, listed.content
+            bundles = listed.structured_content["bundles"]
+            bundle = next(b for b in bundles if b["pending_id"] == pending_id)
+            option = bundle["questions"][0]["options"][0]["option_id"]
+
+            answer = {"pending_id": pending_id, "answers": [{"question_id": "q1", "selected_options": [option]}]}
+            won = await session.call_tool("answer_question_kandev", answer)
+            assert not won.is_error, won.content
+            assert won.structured_content["claimed"] is True, won.structured_content
+            assert won.structured_content["response"]["answers"][0]["selected_options"] == [option]
+
+            again = await session.call_tool("answer_question_kandev", {"pending_id": pending_id, "rejected": True})
+            assert again.structured_content["claimed"] is False, again.structured_content
+            assert again.structured_content["response"]["answers"] == won.structured_content["response"]["answers"]
+
+            missing = await session.call_tool("answer_question_kandev", {"pending_id": "nope", "rejected": True})
+            assert missing.is_error and missing.content[0].text == "clarification request not found", missing
+
+
+def main():
+    binary = sys.argv[1]
+    passed = failed = 0
+    with tempfile.TemporaryDirectory() as directory:
+        server = subprocess.Popen(
+            [binary, "serve", "--listen", "127.0.0.1:0", "--database-url", f"sqlite://{Path(directory) / 'clarify.db'}"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        try:
+            line = server.stdout.readline().strip()
+            assert line.startswith("listening on "), line
+            base = line.removeprefix("listening on ")
+            for modern in (False, True):
+                name = "python-sdk " + ("discover (2026-07-28)" if modern else "initialize")
+                try:
+                    asyncio.run(check_era(base, modern))
+                    print(f"ok {name}")
+                    passed += 1
+                except Exception:
+                    print(f"FAILED {name}")
+                    traceback.print_exc()
+                    failed += 1
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
