@@ -1,9 +1,11 @@
-// The wasm build of clarify-core in a real browser: the page's rune counter
-// applies N8b's limit exactly as the server does (W4a).
+// The wasm build of clarify-core in a real browser: the overlay's rune
+// counter applies N8b's limit exactly as the server does (W4a).
 import { test, expect } from '../fixtures';
+import { askOne } from '../helpers';
 
-test('the served page loads the wasm core and counts runes at the N8b boundary', async ({ page }) => {
-  await page.goto('/');
+test('the served page loads the wasm core and counts runes at the N8b boundary', async ({ page, request }) => {
+  const asked = await askOne(request);
+  await page.goto(`/s/${asked.sessionId}`);
   const input = page.getByTestId('clarification-input');
   const counter = page.getByTestId('clarification-rune-counter');
   const submit = page.getByTestId('clarification-submit');
@@ -24,4 +26,6 @@ test('the served page loads the wasm core and counts runes at the N8b boundary',
   await input.fill('本'.repeat(2000));
   await expect(counter).toHaveText(/^2000 \/ 2000$/);
   await expect(submit).toBeEnabled();
+  // Never maxLength=2000 (W4a).
+  expect(await input.getAttribute('maxlength')).toBeNull();
 });

@@ -1,9 +1,18 @@
 //! Clarify's browser overlay: a Leptos client-side app compiled to wasm and
-//! served by `clarify-server`.
+//! served by `clarify-server`: the task list, a session's transcript and the
+//! clarification overlay for its active bundle.
 
-use clarify_core::{MAX_TEXT_RUNES, exceeds_text_limit, rune_count};
+mod api;
+mod overlay;
+mod routes;
+mod transcript;
+mod ws;
+
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use wasm_bindgen::prelude::wasm_bindgen;
+
+use routes::{LoginPage, Route, SessionPage, TaskPage, TasksPage};
 
 /// Entry point run by the wasm-bindgen glue as soon as the module is
 /// instantiated.
@@ -15,67 +24,60 @@ pub fn start() {
     leptos::mount::mount_to_body(App);
 }
 
-/// The page shell.
-#[component]
-pub fn App() -> impl IntoView {
-    view! {
-        <main>
-            <h1>"Clarify"</h1>
-            <ClarificationInput />
-        </main>
-    }
+/// Who is looking, once `/auth/me` has answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Identity {
+    Unknown,
+    /// Auth is off, or on and someone is logged in (`logged_in`).
+    Ready {
+        logged_in: bool,
+    },
+    /// Auth is on and nobody is logged in.
+    Anonymous,
 }
 
-/// A free-text answer with a live rune counter (W4a).
-///
-/// The limit is enforced by counting runes with `clarify-core`, exactly as the
-/// server does, rather than with `maxLength`: browsers count UTF-16 code
-/// units, which would reject valid answers containing astral characters.
+/// The page shell: header, then the page the path names.
 #[component]
-pub fn ClarificationInput() -> impl IntoView {
-    let (text, set_text) = signal(String::new());
-    let runes = Memo::new(move |_| text.with(|t| rune_count(t)));
-    let over = Memo::new(move |_| text.with(|t| exceeds_text_limit(t)));
-
+pub fn App() -> impl IntoView {
+    let path = window().location().pathname().unwrap_or_default();
+    let route = Route::parse(&path);
+    let identity = RwSignal::new(Identity::Unknown);
+    spawn_local(async move {
+        identity.set(match api::me().await {
+            Ok(me) if me.auth_enabled && me.user.is_none() => Identity::Anonymous,
+            Ok(me) => Identity::Ready {
+                logged_in: me.auth_enabled,
+            },
+            // An older server without /auth/me: behave as auth off.
+            Err(_) => Identity::Ready { logged_in: false },
+        });
+    });
+    let logout = move |_| {
+        spawn_local(async move {
+            let _ = api::logout().await;
+            let _ = window().location().set_href("/login");
+        });
+    };
+    let page = move || {
+        let route = route.clone();
+        match (identity.get(), route) {
+            (Identity::Unknown, _) => view! { <p>"Loading…"</p> }.into_any(),
+            (_, Route::Login) | (Identity::Anonymous, _) => view! { <LoginPage /> }.into_any(),
+            (_, Route::Tasks) => view! { <TasksPage /> }.into_any(),
+            (_, Route::Task(id)) => view! { <TaskPage task_id=id /> }.into_any(),
+            (_, Route::Session(id)) => view! { <SessionPage session_id=id /> }.into_any(),
+            (_, Route::NotFound) => view! { <p>"No such page."</p> }.into_any(),
+        }
+    };
     view! {
-        <div class="field">
-            <label for="clarification-input">"Your answer"</label>
-            <textarea
-                id="clarification-input"
-                data-testid="clarification-input"
-                rows="6"
-                aria-describedby="clarification-rune-counter clarification-rune-status"
-                aria-invalid=move || if over.get() { "true" } else { "false" }
-                prop:value=text
-                on:input=move |ev| set_text.set(event_target_value(&ev))
-            ></textarea>
-            // Not a live region: announcing every keystroke would drown out
-            // the user's own typing. The status below speaks only when the
-            // limit is crossed.
-            <span
-                id="clarification-rune-counter"
-                data-testid="clarification-rune-counter"
-                class="counter"
-                class:over=move || over.get()
-            >
-                {move || format!("{} / {MAX_TEXT_RUNES}", runes.get())}
-            </span>
-            // The live region must exist before its content changes, or
-            // screen readers miss the announcement.
-            <div id="clarification-rune-status" aria-live="polite">
-                <Show when=move || over.get()>
-                    <p class="error" data-testid="clarification-rune-error">
-                        {move || format!("Too long: {} / {MAX_TEXT_RUNES} characters", runes.get())}
-                    </p>
-                </Show>
-            </div>
-            <button
-                type="button"
-                data-testid="clarification-submit"
-                disabled=move || over.get()
-            >
-                "Submit"
-            </button>
-        </div>
+        <header>
+            <h1><a href="/">"Clarify"</a></h1>
+            <Show when=move || identity.get() == Identity::Ready { logged_in: true }>
+                <button type="button" class="secondary" data-testid="logout" on:click=logout>
+                    "Log out"
+                </button>
+            </Show>
+        </header>
+        <main>{page}</main>
     }
 }

@@ -1,0 +1,227 @@
+// The clarification overlay end to end: real server, real Chromium, answers
+// made through the UI and checked through the API (W1–W4a).
+import type { Page, Request } from '@playwright/test';
+import { test, expect } from '../fixtures';
+import { ask, askOne, newSession } from '../helpers';
+
+/** Records every POST the page sends from now on. */
+function posts(page: Page): Request[] {
+  const seen: Request[] = [];
+  page.on('request', (r) => {
+    if (r.method() === 'POST') seen.push(r);
+  });
+  return seen;
+}
+
+/** Takes the live socket away: the page must rely on its POST answers. */
+async function socketDown(page: Page) {
+  await page.routeWebSocket('**/api/v1/ws', () => {
+    // Never connected to the server: no events reach the page.
+  });
+}
+
+test('single question: pick an option, submit, the waiting agent gets it', async ({ page, request }) => {
+  const asked = await askOne(request);
+  await page.goto(`/s/${asked.sessionId}`);
+  const overlay = page.getByTestId('clarification-overlay');
+  await expect(overlay).toBeVisible();
+  await expect(overlay).toBeFocused();
+  await expect(page.getByTestId('clarification-progress')).toHaveText('0 of 1 answered');
+
+  const waiting = request.get(`/api/v1/clarification/${asked.pendingId}/wait?timeout=60`, {
+    headers: { Authorization: `Bearer ${asked.agentToken}` },
+    timeout: 60_000,
+  });
+  const option = page.getByTestId('clarification-option').nth(1);
+  await option.click();
+  await expect(option).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.getByTestId('clarification-progress')).toHaveText('1 of 1 answered');
+  await page.getByTestId('clarification-submit').click();
+
+  await expect(overlay).toHaveCount(0);
+  await expect(page.getByTestId('transcript-outcome')).toHaveText('Answered: PostgreSQL');
+  const waited = await waiting;
+  expect(waited.status()).toBe(200);
+  expect(JSON.stringify(await waited.json())).toContain('q1_opt2');
+});
+
+test('multi-question bundle: shared context, step row, free text', async ({ page, request }) => {
+  const session = await newSession(request);
+  await ask(
+    request,
+    session,
+    [
+      { prompt: 'Which database?', options: [{ label: 'SQLite' }, { label: 'PostgreSQL' }] },
+      { prompt: 'Which port?', options: [{ label: '5432' }, { label: '6543' }] },
+    ],
+    'We are setting up the replicas.',
+  );
+  await page.goto(`/s/${session.sessionId}`);
+  await expect(page.getByTestId('clarification-context')).toHaveText('We are setting up the replicas.');
+  await expect(page.getByTestId('clarification-step')).toHaveCount(2);
+  await expect(page.getByTestId('clarification-progress')).toHaveText('0 of 2 answered');
+  await expect(page.getByTestId('clarification-prompt')).toHaveText('Which database?');
+  await page.getByTestId('clarification-option').first().click();
+  await expect(page.getByTestId('clarification-progress')).toHaveText('1 of 2 answered');
+  await expect(page.getByTestId('clarification-submit')).toBeDisabled();
+
+  await page.getByTestId('clarification-step').nth(1).click();
+  await expect(page.getByTestId('clarification-prompt')).toHaveText('Which port?');
+  // Typing deselects options.
+  await page.getByTestId('clarification-option').first().click();
+  await page.getByTestId('clarification-input').fill('whatever is free');
+  await expect(page.getByTestId('clarification-option').first()).toHaveAttribute('aria-pressed', 'false');
+  await expect(page.getByTestId('clarification-progress')).toHaveText('2 of 2 answered');
+
+  // Moving back keeps the first answer (state is per bundle, not per card).
+  await page.getByTestId('clarification-step').first().click();
+  await expect(page.getByTestId('clarification-option').first()).toHaveAttribute('aria-pressed', 'true');
+  await page.getByTestId('clarification-submit').click();
+
+  await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
+  const outcomes = page.getByTestId('transcript-outcome');
+  await expect(outcomes.nth(0)).toHaveText('Answered: SQLite');
+  await expect(outcomes.nth(1)).toHaveText('Answered: “whatever is free”');
+});
+
+test('duplicate submit: the overlay closes and shows the winner’s answer (W3)', async ({ page, request }) => {
+  await socketDown(page);
+  const asked = await askOne(request);
+  await page.goto(`/s/${asked.sessionId}`);
+  await page.getByTestId('clarification-option').first().click(); // the human picks SQLite
+
+  const winner = await request.post(`/api/v1/clarification/${asked.pendingId}/respond`, {
+    data: { answers: [{ question_id: 'q1', selected_options: ['q1_opt2'], custom_text: '' }] },
+  });
+  expect(winner.status()).toBe(200);
+
+  await page.getByTestId('clarification-submit').click();
+  await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
+  await expect(page.getByTestId('clarification-lost')).toBeVisible();
+  await expect(page.getByTestId('transcript-outcome')).toHaveText('Answered: PostgreSQL');
+});
+
+test('409: the session ended while the overlay was open', async ({ page, request }) => {
+  await socketDown(page);
+  const asked = await askOne(request);
+  await page.goto(`/s/${asked.sessionId}`);
+  await page.getByTestId('clarification-option').first().click();
+  const patched = await request.patch(`/api/v1/sessions/${asked.sessionId}`, { data: { state: 'COMPLETED' } });
+  expect(patched.ok()).toBeTruthy();
+
+  await page.getByTestId('clarification-submit').click();
+  await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
+  await expect(page.getByTestId('clarification-inactive')).toHaveText('This question is no longer active.');
+  // No answer is invented: the transcript shows what the server recorded.
+  await expect(page.getByTestId('transcript-outcome')).not.toContainText('SQLite');
+});
+
+test('rune boundary: 2001 emoji are blocked with no request, 2000 are sent', async ({ page, request }) => {
+  const asked = await askOne(request);
+  await page.goto(`/s/${asked.sessionId}`);
+  const sent = posts(page);
+  const input = page.getByTestId('clarification-input');
+  await input.fill('😀'.repeat(2001));
+  await expect(page.getByTestId('clarification-rune-error')).toBeVisible();
+  await expect(page.getByTestId('clarification-rune-counter')).toHaveText('2001 / 2000');
+  await expect(page.getByTestId('clarification-submit')).toBeDisabled();
+  await input.press('Control+Enter');
+  await input.press('Enter');
+  await page.waitForTimeout(300);
+  expect(sent).toHaveLength(0);
+
+  await input.fill('😀'.repeat(2000));
+  await expect(page.getByTestId('clarification-rune-error')).toHaveCount(0);
+  await page.getByTestId('clarification-submit').click();
+  await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
+  expect(sent).toHaveLength(1);
+  const stored = await request.get(`/api/v1/clarification/${asked.pendingId}`);
+  expect((await stored.json()).response.answers[0].custom_text).toBe('😀'.repeat(2000));
+});
+
+test('Skip rejects the bundle', async ({ page, request }) => {
+  const asked = await askOne(request);
+  await page.goto(`/s/${asked.sessionId}`);
+  await page.getByTestId('clarification-skip').click();
+  await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
+  await expect(page.getByTestId('transcript-outcome')).toHaveText('Skipped');
+  const stored = await request.get(`/api/v1/clarification/${asked.pendingId}`);
+  expect((await stored.json()).status).toBe('rejected');
+});
+
+test('Escape only collapses: no request, and the draft survives', async ({ page, request }) => {
+  const asked = await askOne(request);
+  await page.goto(`/s/${asked.sessionId}`);
+  await page.getByTestId('clarification-option').nth(1).click();
+  const sent = posts(page);
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
+  await page.getByTestId('clarification-expand').click();
+  await expect(page.getByTestId('clarification-overlay')).toBeVisible();
+  await expect(page.getByTestId('clarification-option').nth(1)).toHaveAttribute('aria-pressed', 'true');
+  expect(sent).toHaveLength(0);
+  const stored = await request.get(`/api/v1/clarification/${asked.pendingId}`);
+  expect((await stored.json()).active).toBe(true);
+});
+
+test('keyboard only: number keys, arrows, Enter and Ctrl+Enter', async ({ page, request }) => {
+  const session = await newSession(request);
+  const pendingId = await ask(request, session, [
+    { prompt: 'Which database?', options: [{ label: 'SQLite' }, { label: 'PostgreSQL' }] },
+    { prompt: 'Anything else?', options: [{ label: 'No' }, { label: 'Yes' }] },
+  ]);
+  await page.goto(`/s/${session.sessionId}`);
+  await expect(page.getByTestId('clarification-overlay')).toBeFocused();
+  await page.keyboard.press('2');
+  await expect(page.getByTestId('clarification-option').nth(1)).toHaveAttribute('aria-pressed', 'true');
+  await page.keyboard.press('ArrowRight');
+  await expect(page.getByTestId('clarification-prompt')).toHaveText('Anything else?');
+  await page.keyboard.press('ArrowLeft');
+  await expect(page.getByTestId('clarification-prompt')).toHaveText('Which database?');
+  await page.keyboard.press('ArrowRight');
+  const input = page.getByTestId('clarification-input');
+  for (let i = 0; i < 8 && !(await input.evaluate((el) => el === document.activeElement)); i++) {
+    await page.keyboard.press('Tab');
+  }
+  await expect(page.getByTestId('clarification-input')).toBeFocused();
+  await page.keyboard.type('ship it');
+  await page.keyboard.press('Shift+Enter');
+  await page.keyboard.type('today');
+  await expect(page.getByTestId('clarification-progress')).toHaveText('2 of 2 answered');
+  await page.keyboard.press('Control+Enter');
+  await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
+  const stored = await (await request.get(`/api/v1/clarification/${pendingId}`)).json();
+  expect(stored.response.answers).toEqual([
+    { question_id: 'q1', selected_options: ['q1_opt2'], custom_text: '' },
+    { question_id: 'q2', selected_options: [], custom_text: 'ship it\ntoday' },
+  ]);
+});
+
+test('a failed submit shows an error and the overlay stays answerable', async ({ page, request }) => {
+  const asked = await askOne(request);
+  await page.goto(`/s/${asked.sessionId}`);
+  await page.getByTestId('clarification-option').first().click();
+  await page.route('**/respond', (route) => route.abort());
+  await page.getByTestId('clarification-submit').click();
+  await expect(page.getByTestId('clarification-error')).toBeVisible();
+  await expect(page.getByTestId('clarification-error')).toHaveAttribute('role', 'alert');
+  await page.unroute('**/respond');
+  await page.getByTestId('clarification-submit').click();
+  await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
+  await expect(page.getByTestId('transcript-outcome')).toHaveText('Answered: SQLite');
+});
+
+test('the task list marks tasks waiting for input, live', async ({ page, request }) => {
+  const first = await askOne(request);
+  await page.goto('/');
+  const items = page.getByTestId('task-item');
+  await expect(items.first()).toBeVisible();
+  await expect(page.locator(`a[href="/t/${first.taskId}"]`)).toBeVisible();
+  const before = await page.getByTestId('task-pending-indicator').count();
+  expect(before).toBeGreaterThan(0);
+
+  const later = await newSession(request, 'asked later');
+  await ask(request, later, [{ prompt: 'Now?', options: [{ label: 'Yes' }, { label: 'No' }] }]);
+  await expect(page.getByTestId('task-pending-indicator')).toHaveCount(before + 1);
+  await expect(page.getByText('asked later')).toBeVisible();
+});

@@ -1,0 +1,88 @@
+//! What the human has entered for one bundle, kept per `pending_id` so a
+//! re-render, a live update or a second bundle never mixes answers up.
+
+use clarify_core::{AnswerInput, Question, Submission, exceeds_text_limit};
+
+/// The answers, step and drafts of one bundle.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Draft {
+    /// The question card shown.
+    pub step: usize,
+    /// Chosen option ids per question.
+    pub selected: Vec<Vec<String>>,
+    /// Free text per question.
+    pub text: Vec<String>,
+    /// Escape folded the overlay away; nothing was sent.
+    pub collapsed: bool,
+}
+
+impl Draft {
+    /// An empty draft for `count` questions.
+    pub fn new(count: usize) -> Self {
+        Self {
+            step: 0,
+            selected: vec![Vec::new(); count],
+            text: vec![String::new(); count],
+            collapsed: false,
+        }
+    }
+
+    /// Whether question `i` has an option or some text.
+    pub fn is_answered(&self, i: usize) -> bool {
+        self.selected.get(i).is_some_and(|s| !s.is_empty())
+            || self.text.get(i).is_some_and(|t| !t.trim().is_empty())
+    }
+
+    /// How many questions are answered.
+    pub fn answered(&self) -> usize {
+        (0..self.text.len())
+            .filter(|&i| self.is_answered(i))
+            .count()
+    }
+
+    /// Whether any text is over the N8b limit (W4a).
+    pub fn over_limit(&self) -> bool {
+        self.text.iter().any(|t| exceeds_text_limit(t))
+    }
+
+    /// Picks option `option_id` of question `i`, or unpicks it; a pick
+    /// replaces typed text, as typing replaces a pick.
+    pub fn toggle(&mut self, i: usize, option_id: &str) {
+        let Some(selected) = self.selected.get_mut(i) else {
+            return;
+        };
+        if selected.iter().any(|s| s == option_id) {
+            selected.clear();
+        } else {
+            *selected = vec![option_id.to_owned()];
+            if let Some(text) = self.text.get_mut(i) {
+                text.clear();
+            }
+        }
+    }
+
+    /// Sets the text of question `i`, deselecting its options.
+    pub fn type_text(&mut self, i: usize, text: String) {
+        if let Some(selected) = self.selected.get_mut(i) {
+            selected.clear();
+        }
+        if let Some(slot) = self.text.get_mut(i) {
+            *slot = text;
+        }
+    }
+
+    /// The submission these answers make.
+    pub fn submission(&self, questions: &[Question]) -> Submission {
+        Submission::answers(
+            questions
+                .iter()
+                .enumerate()
+                .map(|(i, q)| AnswerInput {
+                    question_id: q.question_id.clone(),
+                    selected_options: self.selected.get(i).cloned().unwrap_or_default(),
+                    custom_text: self.text.get(i).cloned().unwrap_or_default(),
+                })
+                .collect(),
+        )
+    }
+}

@@ -1,0 +1,385 @@
+//! The clarification overlay for a session's active bundle: one question
+//! card at a time, keyboard-first, validated with `clarify-core` before
+//! anything is sent (W4/W4a), closed by the POST's own answer (W2/W3).
+
+mod draft;
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use clarify_core::{MAX_TEXT_RUNES, Question, Submission, rune_count, validate_submission};
+use leptos::html;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use wasm_bindgen::JsCast;
+
+pub use draft::Draft;
+
+use crate::api::{self, Bundle, SubmitOutcome};
+
+/// A change to one bundle's draft.
+type Edit = Box<dyn FnOnce(&mut Draft) + Send + Sync>;
+
+/// Drafts of every bundle seen on this page, by `pending_id`.
+pub type Drafts = RwSignal<HashMap<String, Draft>>;
+
+/// The overlay for `bundle`; `on_done` hears how a submit ended.
+#[component]
+pub fn Overlay(bundle: Bundle, drafts: Drafts, on_done: Callback<SubmitOutcome>) -> impl IntoView {
+    let Bundle {
+        pending_id: pid,
+        context,
+        questions,
+        agent_disconnected: detached,
+        ..
+    } = bundle;
+    let count = questions.len();
+    drafts.update(|m| {
+        m.entry(pid.clone()).or_insert_with(|| Draft::new(count));
+    });
+    let questions = StoredValue::new(questions);
+    let key = StoredValue::new(pid);
+    let draft = Memo::new(move |_| {
+        drafts.with(|m| key.with_value(|k| m.get(k).cloned()).unwrap_or_default())
+    });
+    let edit = move |f: Edit| {
+        drafts.update(|m| {
+            let k = key.get_value();
+            if let Some(d) = m.get_mut(&k) {
+                f(d);
+            }
+        });
+    };
+
+    let step = Memo::new(move |_| draft.with(|d| d.step.min(count.saturating_sub(1))));
+    let collapsed = Memo::new(move |_| draft.with(|d| d.collapsed));
+    let answered = Memo::new(move |_| draft.with(Draft::answered));
+    let over = Memo::new(move |_| draft.with(Draft::over_limit));
+    let submitting = RwSignal::new(false);
+    let error = RwSignal::new(None::<String>);
+    let root: NodeRef<html::Section> = NodeRef::new();
+
+    // Focus moves into the overlay when it opens, so keys work at once.
+    let focus_in = move |selector: Option<&'static str>| {
+        set_timeout(
+            move || {
+                let Some(el) = root.get_untracked() else {
+                    return;
+                };
+                let target = selector
+                    .and_then(|s| el.query_selector(s).ok().flatten())
+                    .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+                let _ = match target {
+                    Some(t) => t.focus(),
+                    None => el.focus(),
+                };
+            },
+            Duration::ZERO,
+        );
+    };
+    focus_in(None);
+
+    let go = move |to: usize, selector: Option<&'static str>| {
+        if to < count {
+            edit(Box::new(move |d| d.step = to));
+            focus_in(selector);
+        }
+    };
+
+    let send = move |submission: Submission| {
+        if submitting.get_untracked() {
+            return;
+        }
+        submitting.set(true);
+        error.set(None);
+        let pid = key.get_value();
+        spawn_local(async move {
+            match api::respond(&pid, &submission).await {
+                Ok(outcome) => on_done.run(outcome),
+                Err(e) => {
+                    // The overlay stays answerable: nothing was settled.
+                    error.set(Some(format!("Your answer was not sent. {}", e.message())));
+                    submitting.set(false);
+                }
+            }
+        });
+    };
+    let submit = move || {
+        if over.get_untracked() {
+            error.set(Some(format!(
+                "An answer is longer than {MAX_TEXT_RUNES} characters."
+            )));
+            return;
+        }
+        let submission = questions.with_value(|q| draft.with_untracked(|d| d.submission(q)));
+        match questions.with_value(|q| validate_submission(q, &submission)) {
+            Ok(_) => send(submission),
+            Err(e) => error.set(Some(format!("Cannot send yet: {e}."))),
+        }
+    };
+    let skip = move || send(Submission::reject(""));
+    let can_submit =
+        move || !submitting.get() && !over.get() && answered.get() == count && count > 0;
+
+    let on_key = move |ev: web_sys::KeyboardEvent| {
+        let in_text = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .is_some_and(|e| e.tag_name() == "TEXTAREA");
+        let key_name = ev.key();
+        let modifier = ev.ctrl_key() || ev.meta_key();
+        match key_name.as_str() {
+            "Escape" => {
+                ev.prevent_default();
+                edit(Box::new(|d| d.collapsed = true));
+            }
+            "Enter" if modifier => {
+                ev.prevent_default();
+                if can_submit() {
+                    submit();
+                }
+            }
+            "Enter" if in_text && !ev.shift_key() => {
+                // Enter commits this answer and moves on; Shift+Enter is a newline.
+                ev.prevent_default();
+                let s = step.get_untracked();
+                if s + 1 < count {
+                    go(s + 1, Some("textarea"));
+                } else if can_submit() {
+                    submit();
+                }
+            }
+            "ArrowLeft" if !in_text => {
+                ev.prevent_default();
+                go(step.get_untracked().saturating_sub(1), None);
+            }
+            "ArrowRight" if !in_text => {
+                ev.prevent_default();
+                go(step.get_untracked() + 1, None);
+            }
+            digit if !in_text && !modifier && !ev.alt_key() => {
+                let Some(n) = digit.parse::<usize>().ok().filter(|n| *n >= 1) else {
+                    return;
+                };
+                let s = step.get_untracked();
+                let option = questions.with_value(|q| {
+                    q.get(s)
+                        .and_then(|q| q.options.get(n - 1))
+                        .map(|o| o.option_id.clone())
+                });
+                if let Some(option) = option {
+                    ev.prevent_default();
+                    edit(Box::new(move |d| d.toggle(s, &option)));
+                }
+            }
+            _ => {}
+        }
+    };
+
+    let card = move || {
+        let s = step.get();
+        let Some(q) = questions.with_value(|q| q.get(s).cloned()) else {
+            return ().into_any();
+        };
+        view! { <Card question=q index=s count=count draft=draft edit=Callback::new(edit) over=over /> }
+            .into_any()
+    };
+
+    view! {
+        <Show
+            when=move || !collapsed.get()
+            fallback=move || {
+                view! {
+                    <button
+                        type="button"
+                        class="expand"
+                        data-testid="clarification-expand"
+                        on:click=move |_| {
+                            edit(Box::new(|d| d.collapsed = false));
+                            focus_in(None);
+                        }
+                    >
+                        "A question is waiting for your answer — show"
+                    </button>
+                }
+            }
+        >
+            <section
+                class="overlay"
+                data-testid="clarification-overlay"
+                role="dialog"
+                aria-labelledby="clarification-heading"
+                tabindex="-1"
+                node_ref=root
+                on:keydown=on_key
+            >
+                <h2 id="clarification-heading">"The agent needs your input"</h2>
+                {(detached)
+                    .then(|| {
+                        view! {
+                            <p class="notice" data-testid="clarification-detached">
+                                "The agent has moved on — your answer will be sent as a new message."
+                            </p>
+                        }
+                    })}
+                {(!context.is_empty())
+                    .then(|| view! { <p class="context" data-testid="clarification-context">{context.clone()}</p> })}
+                {(count > 1)
+                    .then(|| {
+                        view! {
+                            <nav class="steps" aria-label="Questions">
+                                {(0..count)
+                                    .map(|i| {
+                                        view! {
+                                            <button
+                                                type="button"
+                                                class="step"
+                                                data-testid="clarification-step"
+                                                class:done=move || draft.with(|d| d.is_answered(i))
+                                                aria-current=move || (step.get() == i).then_some("step")
+                                                aria-label=move || format!("Question {}", i + 1)
+                                                on:click=move |_| go(i, None)
+                                            >
+                                                {i + 1}
+                                            </button>
+                                        }
+                                    })
+                                    .collect_view()}
+                            </nav>
+                        }
+                    })}
+                // One live region for progress and errors, present from the
+                // start so screen readers hear its changes.
+                <div aria-live="polite" class="status">
+                    <p data-testid="clarification-progress" class="progress">
+                        {move || format!("{} of {count} answered", answered.get())}
+                    </p>
+                </div>
+                {card}
+                {move || {
+                    error
+                        .get()
+                        .map(|e| {
+                            view! {
+                                <p class="error" role="alert" data-testid="clarification-error">
+                                    {e}
+                                </p>
+                            }
+                        })
+                }}
+                <div class="actions">
+                    <button
+                        type="button"
+                        class="secondary"
+                        data-testid="clarification-skip"
+                        disabled=move || submitting.get()
+                        on:click=move |_| skip()
+                    >
+                        "Skip"
+                    </button>
+                    <button
+                        type="button"
+                        data-testid="clarification-submit"
+                        disabled=move || !can_submit()
+                        aria-busy=move || submitting.get().then_some("true")
+                        on:click=move |_| submit()
+                    >
+                        <Show when=move || submitting.get()>
+                            <span class="spinner" aria-hidden="true"></span>
+                        </Show>
+                        {move || if submitting.get() { "Sending…" } else { "Submit" }}
+                    </button>
+                </div>
+                <p class="hint">"1–9 pick · ←/→ move · Ctrl+Enter submit · Esc hide"</p>
+            </section>
+        </Show>
+    }
+}
+
+/// One question: prompt, options and the free-text answer.
+#[component]
+fn Card(
+    question: Question,
+    index: usize,
+    count: usize,
+    draft: Memo<Draft>,
+    edit: Callback<Edit>,
+    over: Memo<bool>,
+) -> impl IntoView {
+    let text = move || draft.with(|d| d.text.get(index).cloned().unwrap_or_default());
+    let runes = move || draft.with(|d| d.text.get(index).map_or(0, |t| rune_count(t)));
+    let this_over = move || runes() > MAX_TEXT_RUNES;
+    let heading = if question.title.is_empty() {
+        format!("Question {} of {count}", index + 1)
+    } else {
+        question.title.clone()
+    };
+    let options = question
+        .options
+        .iter()
+        .enumerate()
+        .map(|(n, o)| {
+            let id = o.option_id.clone();
+            let id_click = id.clone();
+            let pressed = move || draft.with(|d| d.selected.get(index).is_some_and(|s| s.contains(&id)));
+            view! {
+                <button
+                    type="button"
+                    class="option"
+                    data-testid="clarification-option"
+                    aria-pressed=move || if pressed() { "true" } else { "false" }
+                    on:click=move |_| {
+                        let id = id_click.clone();
+                        edit.run(Box::new(move |d| d.toggle(index, &id)));
+                    }
+                >
+                    <span class="badge" aria-hidden="true">{n + 1}</span>
+                    <span class="label">{o.label.clone()}</span>
+                    {(!o.description.is_empty())
+                        .then(|| view! { <span class="description">{o.description.clone()}</span> })}
+                </button>
+            }
+        })
+        .collect_view();
+    let input_id = format!("clarification-input-{index}");
+    view! {
+        <div class="card" data-testid="clarification-card">
+            <h3 class="question-title">{heading}</h3>
+            <p class="prompt" data-testid="clarification-prompt">{question.prompt.clone()}</p>
+            <div class="options" role="group" aria-label="Options">{options}</div>
+            <label for=input_id.clone()>"Or answer in your own words"</label>
+            // No maxLength: the rune count below is the guard (W4a).
+            <textarea
+                id=input_id
+                data-testid="clarification-input"
+                rows="3"
+                aria-describedby="clarification-rune-counter clarification-rune-status"
+                aria-invalid=move || if this_over() { "true" } else { "false" }
+                prop:value=text
+                on:input=move |ev| {
+                    let value = event_target_value(&ev);
+                    edit.run(Box::new(move |d| d.type_text(index, value)));
+                }
+            ></textarea>
+            // Not a live region: announcing every keystroke would drown the
+            // typing; the status below speaks when the limit is crossed.
+            <span
+                id="clarification-rune-counter"
+                data-testid="clarification-rune-counter"
+                class="counter"
+                class:over=this_over
+            >
+                {move || format!("{} / {MAX_TEXT_RUNES}", runes())}
+            </span>
+            <div id="clarification-rune-status" aria-live="polite">
+                <Show when=move || over.get()>
+                    <p class="error" data-testid="clarification-rune-error">
+                        {format!(
+                            "Too long: answers can be at most {MAX_TEXT_RUNES} characters."
+                        )}
+                    </p>
+                </Show>
+            </div>
+        </div>
+    }
+}

@@ -1,0 +1,48 @@
+//! `/login`: paste a token; the server answers with an HttpOnly cookie.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::api;
+
+/// The login form.
+#[component]
+pub fn LoginPage() -> impl IntoView {
+    let token = RwSignal::new(String::new());
+    let error = RwSignal::new(None::<String>);
+    let busy = RwSignal::new(false);
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        busy.set(true);
+        let t = token.get_untracked();
+        spawn_local(async move {
+            match api::login(t.trim()).await {
+                Ok(()) => {
+                    let _ = window().location().set_href("/");
+                }
+                Err(e) => {
+                    error.set(Some(e.message()));
+                    busy.set(false);
+                }
+            }
+        });
+    };
+    view! {
+        <h2>"Log in"</h2>
+        <form class="field" on:submit=submit>
+            <label for="login-token">"Access token"</label>
+            <input
+                id="login-token"
+                data-testid="login-token"
+                type="password"
+                autocomplete="off"
+                prop:value=token
+                on:input=move |ev| token.set(event_target_value(&ev))
+            />
+            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            <button type="submit" data-testid="login-submit" disabled=move || busy.get()>
+                "Log in"
+            </button>
+        </form>
+    }
+}

@@ -1,0 +1,162 @@
+//! `/s/{session_id}` and `/t/{task_id}`: one session's transcript and the
+//! overlay for its active bundle — the one the server calls `active`, never
+//! a superseded one.
+
+use std::collections::HashMap;
+
+use clarify_core::ClarificationMetadata;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use serde_json::Value;
+
+use crate::api::{self, Bundle, Message, SubmitOutcome};
+use crate::overlay::Overlay;
+use crate::transcript::{Transcript, apply_winner};
+use crate::ws;
+
+/// The newest bundle named in the transcript, if any.
+fn newest_pending_id(messages: &[Message]) -> Option<String> {
+    messages
+        .iter()
+        .rev()
+        .filter(|m| m.kind == "clarification_request")
+        .map(|m| ClarificationMetadata::from_json(&m.metadata).pending_id)
+        .find(|p| !p.is_empty())
+}
+
+/// The session's active bundle, asked of the server.
+async fn active_bundle(messages: &[Message]) -> Option<Bundle> {
+    let pid = newest_pending_id(messages)?;
+    api::bundle(&pid).await.ok().filter(|b| b.active)
+}
+
+/// One session.
+#[component]
+pub fn SessionPage(session_id: String) -> impl IntoView {
+    let messages = RwSignal::new(Vec::<Message>::new());
+    let bundle = RwSignal::new(None::<Bundle>);
+    let drafts = RwSignal::new(HashMap::new());
+    let notice = RwSignal::new(None::<(&'static str, &'static str)>);
+    let load_error = RwSignal::new(None::<String>);
+    let id = StoredValue::new(session_id);
+
+    let load = move || {
+        let sid = id.get_value();
+        spawn_local(async move {
+            match api::messages(&sid).await {
+                Ok(list) => {
+                    let active = active_bundle(&list).await;
+                    load_error.set(None);
+                    messages.set(list);
+                    // Re-mounting the overlay would steal focus; only a
+                    // different bundle (or a change in it) replaces it.
+                    if bundle.get_untracked() != active {
+                        bundle.set(active);
+                    }
+                }
+                Err(e) => load_error.set(Some(e.message())),
+            }
+        });
+    };
+    load();
+    ws::listen(move |event| {
+        let ours = event
+            .payload
+            .get("task_session_id")
+            .or_else(|| event.payload.get("session_id"))
+            .and_then(Value::as_str)
+            .is_some_and(|s| id.with_value(|id| id == s));
+        if ours {
+            load();
+        }
+    });
+
+    let on_done = Callback::new(move |outcome: SubmitOutcome| {
+        bundle.set(None);
+        match outcome {
+            SubmitOutcome::Claimed => {
+                notice.set(None);
+                load();
+            }
+            SubmitOutcome::Lost(status, response) => {
+                // W3: the winner's answer, not ours, is what happened.
+                messages.update(|m| apply_winner(m, status, &response));
+                notice.set(Some((
+                    "clarification-lost",
+                    "Someone else answered first; their answer is shown below.",
+                )));
+            }
+            SubmitOutcome::Inactive => {
+                notice.set(Some((
+                    "clarification-inactive",
+                    "This question is no longer active.",
+                )));
+                load();
+            }
+        }
+    });
+
+    view! {
+        <p><a href="/">"← All tasks"</a></p>
+        {move || load_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+        {move || {
+            notice
+                .get()
+                .map(|(testid, text)| {
+                    view! {
+                        <p class="notice" role="status" data-testid=testid>
+                            {text}
+                        </p>
+                    }
+                })
+        }}
+        <Transcript messages=messages />
+        {move || {
+            bundle
+                .get()
+                .map(|b| {
+                    view! { <Overlay bundle=b drafts=drafts on_done=on_done /> }
+                })
+        }}
+    }
+}
+
+/// The session a task opens on: the one owning an active bundle, else the
+/// primary (first) session.
+async fn pick_session(task_id: &str) -> Result<Option<String>, api::ApiError> {
+    let sessions = api::sessions(task_id).await?;
+    for s in &sessions {
+        if let Ok(list) = api::messages(&s.id).await
+            && active_bundle(&list).await.is_some()
+        {
+            return Ok(Some(s.id.clone()));
+        }
+    }
+    Ok(sessions.first().map(|s| s.id.clone()))
+}
+
+/// `/t/{task_id}`.
+#[component]
+pub fn TaskPage(task_id: String) -> impl IntoView {
+    let title = RwSignal::new(String::new());
+    let chosen = RwSignal::new(None::<Result<Option<String>, String>>);
+    spawn_local(async move {
+        if let Ok(task) = api::task(&task_id).await {
+            title.set(task.title);
+        }
+        let picked = pick_session(&task_id).await.map_err(|e| match e {
+            api::ApiError::NotFound => "This task's sessions cannot be listed.".to_owned(),
+            other => other.message(),
+        });
+        chosen.set(Some(picked));
+    });
+    view! {
+        <h2>{move || title.get()}</h2>
+        {move || match chosen.get() {
+            None => view! { <p>"Loading…"</p> }.into_any(),
+            Some(Ok(Some(sid))) => view! { <SessionPage session_id=sid /> }.into_any(),
+            Some(Ok(None)) => view! { <p>"No session yet."</p> }.into_any(),
+            Some(Err(e)) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
+        }}
+    }
+}

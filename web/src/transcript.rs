@@ -1,0 +1,109 @@
+//! A session's transcript: agent messages as text, clarification questions
+//! with their outcome as the server recorded it.
+
+use clarify_core::{ClarificationMetadata, Response, Status};
+use leptos::prelude::*;
+use serde_json::{Value, json};
+
+use crate::api::Message;
+
+/// What a settled question shows: the chosen labels and text, or why none.
+fn outcome(meta: &ClarificationMetadata) -> (String, &'static str) {
+    match meta.status.as_str() {
+        "answered" => {
+            let Some(answer) = &meta.response else {
+                return ("Answered".into(), "answered");
+            };
+            let mut parts: Vec<String> = answer
+                .selected_options
+                .iter()
+                .map(|id| {
+                    meta.question
+                        .option_label(id)
+                        .unwrap_or(id.as_str())
+                        .to_owned()
+                })
+                .collect();
+            if !answer.custom_text.is_empty() {
+                parts.push(format!("“{}”", answer.custom_text));
+            }
+            if parts.is_empty() {
+                ("Answered (no specific answer)".into(), "answered")
+            } else {
+                (format!("Answered: {}", parts.join(", ")), "answered")
+            }
+        }
+        "rejected" => ("Skipped".into(), "rejected"),
+        "expired" => ("Timed out".into(), "expired"),
+        "cancelled" => ("Cancelled".into(), "cancelled"),
+        _ => ("Waiting for an answer".into(), "pending"),
+    }
+}
+
+/// Writes the winner's resolution into the local copies of its questions
+/// (W3): a lost submit gets no broadcast, so nothing else would correct them.
+pub fn apply_winner(messages: &mut [Message], status: Status, response: &Response) {
+    for message in messages.iter_mut() {
+        let meta = ClarificationMetadata::from_json(&message.metadata);
+        if message.kind != "clarification_request" || meta.pending_id != response.pending_id {
+            continue;
+        }
+        let answer = response
+            .answers
+            .iter()
+            .find(|a| a.question_id == meta.question_id);
+        if let Value::Object(map) = &mut message.metadata {
+            map.insert("status".into(), json!(status.as_str()));
+            match answer {
+                Some(a) => {
+                    map.insert("response".into(), json!(a));
+                }
+                None => {
+                    map.remove("response");
+                }
+            }
+        }
+    }
+}
+
+/// The transcript.
+#[component]
+pub fn Transcript(messages: RwSignal<Vec<Message>>) -> impl IntoView {
+    view! {
+        <ol class="transcript" data-testid="transcript">
+            {move || {
+                messages
+                    .get()
+                    .into_iter()
+                    .map(|m| {
+                        if m.kind == "clarification_request" {
+                            let meta = ClarificationMetadata::from_json(&m.metadata);
+                            let (text, status) = outcome(&meta);
+                            let prompt = if meta.question.prompt.is_empty() {
+                                m.content
+                            } else {
+                                meta.question.prompt.clone()
+                            };
+                            view! {
+                                <li class="message question" data-testid="transcript-question" data-status=status>
+                                    <p class="who">"Agent asked"</p>
+                                    <p>{prompt}</p>
+                                    <p class=format!("outcome {status}") data-testid="transcript-outcome">{text}</p>
+                                </li>
+                            }
+                                .into_any()
+                        } else {
+                            view! {
+                                <li class="message" data-testid="transcript-message">
+                                    <p class="who">{m.kind.clone()}</p>
+                                    <p>{m.content}</p>
+                                </li>
+                            }
+                                .into_any()
+                        }
+                    })
+                    .collect_view()
+            }}
+        </ol>
+    }
+}
