@@ -3,6 +3,7 @@
 
 pub mod auth;
 pub mod cli;
+pub mod client;
 pub mod clock;
 pub mod db;
 pub mod events;

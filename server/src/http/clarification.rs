@@ -20,7 +20,14 @@ use crate::lifecycle::BundleView;
 /// `POST /clarification/request`.
 #[derive(Debug, Deserialize)]
 pub struct CreateRequest {
+    /// The session asking; the agent token's own session when omitted.
+    #[serde(default)]
     session_id: String,
+    /// The asking agent will poll `/wait` right away: count it as attached
+    /// from now, so an answer given before its first poll is delivered to it
+    /// rather than through a resume.
+    #[serde(default)]
+    attach: bool,
     #[serde(flatten)]
     bundle: NewBundle,
 }
@@ -41,8 +48,8 @@ pub async fn create(
             "agent token required (Authorization: Bearer …)".into(),
         ))?;
     let session = sessions::by_agent_token_hash(state.db().pool(), &hash_secret(token)).await?;
-    match session {
-        Some(s) if s.id == body.session_id => {}
+    let session_id = match session {
+        Some(s) if body.session_id.is_empty() || s.id == body.session_id => s.id,
         Some(_) => {
             return Err(Error::Status(
                 StatusCode::FORBIDDEN,
@@ -55,11 +62,14 @@ pub async fn create(
                 "invalid agent token".into(),
             ));
         }
-    }
+    };
     let created = state
         .lifecycle
-        .create_bundle(&body.session_id, &body.bundle)
+        .create_bundle(&session_id, &body.bundle)
         .await?;
+    if body.attach {
+        state.lifecycle.waiters().touch(&created.pending_id);
+    }
     let status = if created.created {
         StatusCode::CREATED
     } else {
@@ -117,6 +127,20 @@ pub async fn respond(
 ) -> Result<axum::Json<RespondBody>> {
     Ok(axum::Json(
         state.lifecycle.resolve(&caller, &id, &submission).await?,
+    ))
+}
+
+/// The agent stopped waiting (it gave up, or moved on): the question stays
+/// answerable and its answer will resume the agent. Only the asking agent
+/// (or an unscoped caller) may detach.
+pub async fn detach(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<axum::Json<serde_json::Value>> {
+    state.lifecycle.detach_as(&caller, &id).await?;
+    Ok(axum::Json(
+        json!({"success": true, "agent_disconnected": true}),
     ))
 }
 

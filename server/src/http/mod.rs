@@ -52,5 +52,6 @@ fn protected() -> Router<AppState> {
         .route("/clarification/{id}/wait", get(clarification::wait))
         .route("/clarification/{id}/respond", post(clarification::respond))
         .route("/clarification/{id}/cancel", post(clarification::cancel))
+        .route("/clarification/{id}/detach", post(clarification::detach))
         .route("/ws", get(ws::events))
 }

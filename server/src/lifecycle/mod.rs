@@ -498,6 +498,22 @@ impl Lifecycle {
         Ok(())
     }
 
+    /// [`Lifecycle::detach`] on behalf of `caller`: the asking agent itself,
+    /// or an unscoped caller.
+    ///
+    /// # Errors
+    /// 404 unknown or foreign, 403 for a user, 409 when not active.
+    pub async fn detach_as(&self, caller: &Caller, pending_id: &str) -> Result<()> {
+        self.authorized_bundle(caller, pending_id).await?;
+        if matches!(caller, Caller::User(_)) {
+            return Err(Error::Forbidden("only the asking agent can stop waiting"));
+        }
+        if !repo::is_active(self.db.pool(), pending_id).await? {
+            return Err(Error::Conflict("clarification request is no longer active"));
+        }
+        self.detach(pending_id).await
+    }
+
     /// Cancels an active bundle (A9): authorized like the others, never a claim.
     ///
     /// # Errors

@@ -56,13 +56,7 @@ impl Waiters {
     #[must_use]
     pub fn wait(&self, pending_id: &str) -> Waiting {
         let mut entries = self.lock();
-        let entry = entries
-            .entry(pending_id.to_owned())
-            .or_insert_with(|| Entry {
-                waiting: 0,
-                last_seen: Instant::now(),
-                wake: watch::channel(Wake::Nothing).0,
-            });
+        let entry = entry(&mut entries, pending_id);
         entry.waiting += 1;
         entry.last_seen = Instant::now();
         Waiting {
@@ -70,6 +64,12 @@ impl Waiters {
             pending_id: pending_id.to_owned(),
             wake: entry.wake.subscribe(),
         }
+    }
+
+    /// Records that the agent just asked and is about to poll: it counts as
+    /// attached for the grace period even before its first poll arrives.
+    pub fn touch(&self, pending_id: &str) {
+        entry(&mut self.lock(), pending_id).last_seen = Instant::now();
     }
 
     /// Whether an agent is waiting on `pending_id` now or polled within [`GRACE`].
@@ -96,6 +96,16 @@ impl Waiters {
         // Forget bundles nobody has waited on for a while.
         entries.retain(|_, e| e.waiting > 0 || e.last_seen.elapsed() < GRACE * 4);
     }
+}
+
+fn entry<'a>(entries: &'a mut HashMap<String, Entry>, pending_id: &str) -> &'a mut Entry {
+    entries
+        .entry(pending_id.to_owned())
+        .or_insert_with(|| Entry {
+            waiting: 0,
+            last_seen: Instant::now(),
+            wake: watch::channel(Wake::Nothing).0,
+        })
 }
 
 impl Drop for Waiting {

@@ -1,6 +1,9 @@
 //! The `clarify` command line: flags (each also an environment variable) and
 //! the subcommands they drive.
 
+pub mod ask;
+pub mod session;
+
 use std::{
     io::{IsTerminal as _, Write as _},
     net::SocketAddr,
@@ -33,6 +36,13 @@ pub struct Cli {
 pub enum Command {
     /// Run the HTTP server (the default).
     Serve(ServeArgs),
+    /// Ask a human from a shell or script and print the answer as JSON.
+    /// Exit codes: 0 answered, 3 declined, 4 gave up waiting (the question
+    /// stays open), 5 closed without an answer, 1 error.
+    Ask(ask::AskArgs),
+    /// Agent sessions.
+    #[command(subcommand)]
+    Session(session::SessionCommand),
     /// Manage personal access tokens (for `--auth`).
     #[command(subcommand)]
     Token(TokenCommand),
@@ -126,6 +136,8 @@ pub async fn run(cli: Cli) -> ExitCode {
     init_tracing();
     let command = cli.command.unwrap_or(Command::Serve(cli.serve));
     let result = match command {
+        Command::Ask(args) => return ask::run(args).await,
+        Command::Session(command) => return session::run(command).await,
         Command::Serve(args) => serve(args).await,
         Command::Token(command) => token(command).await,
     };

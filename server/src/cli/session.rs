@@ -1,0 +1,83 @@
+//! `clarify session create`: a task and an agent session on it, printing the
+//! agent token an agent (or `clarify ask`) authenticates with.
+
+use std::io::Write as _;
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+use serde_json::json;
+
+use crate::client::{Client, error_text};
+
+/// `clarify session …`.
+#[derive(Debug, Subcommand)]
+pub enum SessionCommand {
+    /// Create a task and a session; prints `{task_id, session_id, agent_token}`.
+    Create(CreateArgs),
+}
+
+/// Flags of `clarify session create`.
+#[derive(Debug, Clone, Args)]
+pub struct CreateArgs {
+    /// The Clarify server.
+    #[arg(long, env = "CLARIFY_SERVER", default_value = "http://127.0.0.1:7420")]
+    pub server: String,
+    /// A personal access token (when the server runs with --auth).
+    #[arg(long, env = "CLARIFY_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// The task's title.
+    #[arg(long, default_value = "Agent session")]
+    pub title: String,
+    /// The workspace to put the task in.
+    #[arg(long)]
+    pub workspace: Option<String>,
+    /// Resume the agent by POSTing answers given after it stopped waiting here.
+    #[arg(long, conflicts_with = "resume_command")]
+    pub webhook: Option<String>,
+    /// Resume the agent by running this program (prompt on stdin); give it
+    /// last, after `--`.
+    #[arg(long = "resume-command", num_args = 1.., allow_hyphen_values = true)]
+    pub resume_command: Vec<String>,
+}
+
+/// Runs `clarify session …`.
+pub async fn run(command: SessionCommand) -> ExitCode {
+    let SessionCommand::Create(args) = command;
+    match create(args).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            let _ = writeln!(std::io::stderr(), "clarify session create: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn create(args: CreateArgs) -> Result<(), String> {
+    let client = Client::new(&args.server, args.token.clone());
+    let task = client
+        .post(
+            "/tasks",
+            &json!({"title": args.title, "workspace_id": args.workspace.unwrap_or_default()}),
+        )
+        .await?;
+    if task.0 != 201 {
+        return Err(error_text(&task));
+    }
+    let task_id = task.1["id"].as_str().unwrap_or_default().to_owned();
+    let resume = match (args.webhook, args.resume_command.is_empty()) {
+        (Some(url), _) => json!({"resume": {"webhook_url": url}}),
+        (None, false) => json!({"resume": {"command": args.resume_command}}),
+        (None, true) => json!({}),
+    };
+    let session = client
+        .post(&format!("/tasks/{task_id}/sessions"), &resume)
+        .await?;
+    if session.0 != 201 {
+        return Err(error_text(&session));
+    }
+    println!(
+        "{}",
+        json!({"task_id": task_id, "session_id": session.1["id"], "agent_token": session.1["agent_token"]})
+    );
+    Ok(())
+}

@@ -1,0 +1,85 @@
+//! A small REST client of Clarify's own API, for the command-line tools
+//! (`clarify ask`, `clarify session create`) and the built-in demo agent.
+
+use serde_json::Value;
+
+/// A client of one server, with an optional bearer token.
+#[derive(Debug, Clone)]
+pub struct Client {
+    base: String,
+    token: Option<String>,
+    http: reqwest::Client,
+}
+
+/// An answer from the API: status and JSON body (`null` when not JSON).
+pub type Reply = (u16, Value);
+
+impl Client {
+    /// A client of `base` (`http://host:port`).
+    #[must_use]
+    pub fn new(base: &str, token: Option<String>) -> Self {
+        Self {
+            base: base.trim_end_matches('/').to_owned(),
+            token,
+            http: reqwest::Client::new(),
+        }
+    }
+
+    /// The server's base URL.
+    #[must_use]
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    /// Sends `method` to `/api/v1{path}` with an optional JSON body.
+    ///
+    /// # Errors
+    /// A message when the server cannot be reached.
+    pub async fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<Reply, String> {
+        let mut request = self
+            .http
+            .request(method, format!("{}/api/v1{path}", self.base));
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        let response = request
+            .send()
+            .await
+            .map_err(|e| format!("cannot reach {}: {e}", self.base))?;
+        let status = response.status().as_u16();
+        let text = response.text().await.unwrap_or_default();
+        Ok((status, serde_json::from_str(&text).unwrap_or(Value::Null)))
+    }
+
+    /// POSTs JSON.
+    ///
+    /// # Errors
+    /// As [`Client::send`].
+    pub async fn post(&self, path: &str, body: &Value) -> Result<Reply, String> {
+        self.send(reqwest::Method::POST, path, Some(body)).await
+    }
+
+    /// GETs.
+    ///
+    /// # Errors
+    /// As [`Client::send`].
+    pub async fn get(&self, path: &str) -> Result<Reply, String> {
+        self.send(reqwest::Method::GET, path, None).await
+    }
+}
+
+/// The API's error message in a reply, or the status.
+#[must_use]
+pub fn error_text(reply: &Reply) -> String {
+    reply.1["error"]
+        .as_str()
+        .map_or_else(|| format!("HTTP {}", reply.0), str::to_owned)
+}

@@ -1,0 +1,203 @@
+//! `clarify ask` and `clarify session create` end to end: the binary as a
+//! client of a real server, answered over REST.
+
+use std::process::Stdio;
+
+use clarify_tests::TestServer;
+use futures_util::StreamExt as _;
+use serde_json::{Value, json};
+use tokio::process::Command;
+
+fn clarify() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_clarify-under-test"));
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// Starts `clarify ask` and returns it with the pending id it created,
+/// learnt from the server's event stream (no polling, no sleeping).
+async fn ask(server: &TestServer, token: &str, extra: &[&str]) -> (tokio::process::Child, String) {
+    let (mut socket, _) =
+        tokio_tungstenite::connect_async(server.url("/api/v1/ws").replace("http://", "ws://"))
+            .await
+            .unwrap();
+    let child = clarify()
+        .args(["ask", "--server", &server.url(""), "--token", token])
+        .args(extra)
+        .spawn()
+        .unwrap();
+    let pending = loop {
+        if let tokio_tungstenite::tungstenite::Message::Text(text) =
+            socket.next().await.unwrap().unwrap()
+        {
+            let event: Value = serde_json::from_str(&text).unwrap();
+            if event["action"] == "session.message.added" {
+                break event["payload"]["metadata"]["pending_id"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned();
+            }
+        }
+    };
+    (child, pending)
+}
+
+async fn finish(child: tokio::process::Child) -> (i32, Value, String) {
+    let output = child.wait_with_output().await.unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let json = serde_json::from_str(stdout.lines().last().unwrap_or("null")).unwrap_or(Value::Null);
+    (
+        output.status.code().unwrap_or(-1),
+        json,
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+async fn new_session(server: &TestServer) -> Value {
+    let output = clarify()
+        .args([
+            "session",
+            "create",
+            "--server",
+            &server.url(""),
+            "--title",
+            "scripted",
+        ])
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[tokio::test]
+async fn an_answer_given_over_rest_is_printed_and_exits_0() {
+    let server = TestServer::start().await;
+    let session = new_session(&server).await;
+    let token = session["agent_token"].as_str().unwrap();
+    assert!(token.starts_with("clk_agent_"));
+    let (child, pending) = ask(
+        &server,
+        token,
+        &["-q", "Deploy now?|yes|no", "-q", "Notify?|team|nobody"],
+    )
+    .await;
+    let (status, won) = server
+        .respond(
+            &pending,
+            &json!({"answers": [
+            {"question_id": "q1", "selected_options": ["q1_opt1"]},
+            {"question_id": "q2", "custom_text": "just me"}]}),
+        )
+        .await;
+    assert_eq!(
+        (status, &won["claimed"]),
+        (200, &json!(true)),
+        "delivered to the waiting command: {won}"
+    );
+    let (code, printed, stderr) = finish(child).await;
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(printed["status"], "answered");
+    assert_eq!(printed["answers"], won["response"]["answers"]);
+    assert_eq!(printed["pending_id"], pending.as_str());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_rejection_exits_3() {
+    let server = TestServer::start().await;
+    let session = new_session(&server).await;
+    let bundle =
+        json!({"questions": [{"prompt": "Proceed?", "options": [{"label": "a"}, {"label": "b"}]}]});
+    let file = std::env::temp_dir().join(format!("clarify-ask-{}.json", std::process::id()));
+    std::fs::write(&file, bundle.to_string()).unwrap();
+    let (child, pending) = ask(
+        &server,
+        session["agent_token"].as_str().unwrap(),
+        &["--file", file.to_str().unwrap()],
+    )
+    .await;
+    server
+        .respond(
+            &pending,
+            &json!({"rejected": true, "reject_reason": "not today"}),
+        )
+        .await;
+    let (code, printed, _) = finish(child).await;
+    assert_eq!(code, 3);
+    assert_eq!(
+        (&printed["rejected"], &printed["reject_reason"]),
+        (&json!(true), &json!("not today"))
+    );
+    let _ = std::fs::remove_file(file);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn giving_up_exits_4_and_leaves_the_question_open_and_listed() {
+    let server = TestServer::start().await;
+    let session = new_session(&server).await;
+    let (child, pending) = ask(
+        &server,
+        session["agent_token"].as_str().unwrap(),
+        &["-q", "Slow one?|a|b", "--timeout", "1"],
+    )
+    .await;
+    let (code, printed, _) = finish(child).await;
+    assert_eq!(code, 4);
+    assert_eq!(
+        printed,
+        json!({"pending_id": pending, "status": "pending", "detached": true})
+    );
+    let (_, view) = server.get(&format!("/clarification/{pending}")).await;
+    assert_eq!(
+        (&view["active"], &view["agent_disconnected"]),
+        (&json!(true), &json!(true)),
+        "{view}"
+    );
+    let client = clarify_tests::mcp::connect(&server, "/mcp", None).await;
+    let listed = clarify_tests::mcp::ok(
+        &clarify_tests::mcp::call(&client, "list_pending_questions_kandev", &json!({})).await,
+    );
+    assert_eq!(listed["bundles"][0]["pending_id"], pending.as_str());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_cancelled_question_exits_5_and_bad_input_exits_1_naming_the_field() {
+    let server = TestServer::start().await;
+    let session = new_session(&server).await;
+    let token = session["agent_token"].as_str().unwrap();
+    let (child, pending) = ask(&server, token, &["-q", "Cancel me?|a|b"]).await;
+    let (status, _) = server
+        .post(&format!("/clarification/{pending}/cancel"), &json!({}))
+        .await;
+    assert_eq!(status, 200);
+    let (code, printed, _) = finish(child).await;
+    assert_eq!((code, &printed["status"]), (5, &json!("closed")));
+
+    let output = clarify()
+        .args([
+            "ask",
+            "--server",
+            &server.url(""),
+            "--token",
+            token,
+            "-q",
+            "Only one option?|a",
+        ])
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("questions[0].options"), "{stderr}");
+    server.stop().await;
+}
