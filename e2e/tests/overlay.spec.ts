@@ -225,3 +225,46 @@ test('the task list marks tasks waiting for input, live', async ({ page, request
   await expect(page.getByTestId('task-pending-indicator')).toHaveCount(before + 1);
   await expect(page.getByText('asked later')).toBeVisible();
 });
+
+test('a detached bundle: the notice, and the answer resumes the agent', async ({ page, request }) => {
+  // A real resume target: the server POSTs the resume prompt here (R9).
+  const received: string[] = [];
+  const { createServer } = await import('node:http');
+  const hook = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      received.push(body);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((done) => hook.listen(0, '127.0.0.1', done));
+  const port = (hook.address() as { port: number }).port;
+  try {
+    const task = await (await request.post('/api/v1/tasks', { data: { title: 'detached' } })).json();
+    const session = await (
+      await request.post(`/api/v1/tasks/${task.id}/sessions`, {
+        data: { resume: { webhook_url: `http://127.0.0.1:${port}/hook` } },
+      })
+    ).json();
+    const pendingId = await ask(request, { sessionId: session.id, agentToken: session.agent_token }, [
+      { prompt: 'Which database?', options: [{ label: 'SQLite' }, { label: 'PostgreSQL' }] },
+    ]);
+    const messages = await (await request.get(`/api/v1/sessions/${session.id}/messages`)).json();
+    const turnId = messages.messages[0].turn_id;
+    // The agent's turn ends without an answer: the bundle detaches.
+    expect((await request.post(`/api/v1/sessions/${session.id}/turns/${turnId}/complete`, { data: {} })).ok()).toBeTruthy();
+
+    await page.goto(`/s/${session.id}`);
+    await expect(page.getByTestId('clarification-detached')).toBeVisible();
+    await page.getByTestId('clarification-option').nth(1).click();
+    await page.getByTestId('clarification-submit').click();
+    await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
+    await expect(page.getByTestId('transcript-outcome')).toHaveText('Answered: PostgreSQL');
+    await expect.poll(() => received.length).toBe(1);
+    expect(received[0]).toContain('You previously asked the user');
+    expect(received[0]).toContain(pendingId);
+  } finally {
+    hook.close();
+  }
+});
