@@ -11,11 +11,14 @@ export interface Server {
   url: string;
 }
 
-const binary = process.env.CLARIFY_BIN ?? resolve(__dirname, '../target/debug/clarify');
+export const binary = process.env.CLARIFY_BIN ?? resolve(__dirname, '../target/debug/clarify');
 
-async function startServer(): Promise<{ server: Server; child: ChildProcess; dir: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'clarify-e2e-'));
-  const child = spawn(binary, ['serve', '--listen', '127.0.0.1:0'], {
+/** Starts `clarify serve` (with `extraArgs`) on the SQLite file in `dir`. */
+export async function startServer(
+  extraArgs: string[] = [],
+  dir = mkdtempSync(join(tmpdir(), 'clarify-e2e-')),
+): Promise<{ server: Server; child: ChildProcess; dir: string }> {
+  const child = spawn(binary, ['serve', '--listen', '127.0.0.1:0', ...extraArgs], {
     cwd: dir,
     env: { ...process.env, CLARIFY_DATABASE_URL: `sqlite://${join(dir, 'clarify.db')}` },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -1,0 +1,55 @@
+// With --auth: the login page (paste a token), logout, and per-user
+// visibility of tasks in the browser (issue 6, item 5; A1–A3).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request as apiRequest } from '@playwright/test';
+import { test, expect, startServer, binary } from '../fixtures';
+
+function createToken(dir: string, user: string): string {
+  const out = execFileSync(binary, ['token', 'create', '--user', user, '--database-url', `sqlite://${join(dir, 'clarify.db')}`], {
+    encoding: 'utf8',
+  });
+  return out.trim().split('\n').pop()!;
+}
+
+test('login, logout, and a second user does not see the first user’s task', async ({ page }) => {
+  const dir = mkdtempSync(join(tmpdir(), 'clarify-e2e-auth-'));
+  const alice = createToken(dir, 'alice');
+  const bob = createToken(dir, 'bob');
+  const { server, child } = await startServer(['--auth'], dir);
+  try {
+    const api = await apiRequest.newContext({
+      baseURL: server.url,
+      extraHTTPHeaders: { Authorization: `Bearer ${alice}` },
+    });
+    const workspace = await (await api.post('/api/v1/workspaces', { data: { name: 'alice ws' } })).json();
+    const task = await api.post('/api/v1/tasks', { data: { title: 'alice’s task', workspace_id: workspace.id } });
+    expect(task.status()).toBe(201);
+
+    // Nobody is logged in: every page shows the login form.
+    await page.goto(`${server.url}/`);
+    await expect(page.getByTestId('login-token')).toBeVisible();
+    await page.getByTestId('login-token').fill('clk_pat_not_a_token');
+    await page.getByTestId('login-submit').click();
+    await expect(page.getByRole('alert')).toBeVisible();
+
+    await page.getByTestId('login-token').fill(bob);
+    await page.getByTestId('login-submit').click();
+    await expect(page.getByTestId('logout')).toBeVisible();
+    await expect(page.getByText('No tasks yet.')).toBeVisible();
+    await expect(page.getByText('alice’s task')).toHaveCount(0);
+
+    await page.getByTestId('logout').click();
+    await expect(page.getByTestId('login-token')).toBeVisible();
+    await page.getByTestId('login-token').fill(alice);
+    await page.getByTestId('login-submit').click();
+    await expect(page.getByText('alice’s task')).toBeVisible();
+    await api.dispose();
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((done) => child.once('exit', done));
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
