@@ -19,6 +19,7 @@ use std::future::Future;
 use axum::{Json, Router, routing::get};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::{compression::CompressionLayer, trace::TraceLayer};
 
 pub use state::{AppState, Config};
@@ -32,7 +33,18 @@ pub fn app(state: AppState) -> Router {
         .merge(mcp::routes(&state))
         .merge(web_assets::routes())
         .layer(CompressionLayer::new())
-        .layer(TraceLayer::new_for_http())
+        // Every request gets an x-request-id (kept when the client sent one),
+        // logged on its span and echoed in the response.
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(TraceLayer::new_for_http().make_span_with(|request: &axum::http::Request<_>| {
+            let id = request
+                .headers()
+                .get("x-request-id")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default();
+            tracing::info_span!("request", method = %request.method(), uri = %request.uri(), request_id = %id)
+        }).on_response(tower_http::trace::DefaultOnResponse::new().level(tracing::Level::INFO)))
+        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
         .with_state(state);
     match cors {
         Some(cors) => router.layer(cors),

@@ -201,3 +201,233 @@ async fn a_cancelled_question_exits_5_and_bad_input_exits_1_naming_the_field() {
     assert!(stderr.contains("questions[0].options"), "{stderr}");
     server.stop().await;
 }
+
+/// Reads the demo's stdout until a line starting with `prefix`.
+async fn line_starting(
+    lines: &mut tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
+    prefix: &str,
+) -> String {
+    loop {
+        let line = lines
+            .next_line()
+            .await
+            .unwrap()
+            .expect("the demo ended early");
+        if line.starts_with(prefix) {
+            return line;
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_demo_asks_is_answered_then_moves_on_and_is_resumed() {
+    use tokio::io::AsyncBufReadExt as _;
+    let dir = std::env::temp_dir().join(format!("clarify-demo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut child = clarify()
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--demo",
+            "--demo-patience",
+            "1",
+            "--log-format",
+            "json",
+        ])
+        .arg("--database-url")
+        .arg(format!("sqlite://{}", dir.join("demo.db").display()))
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let run = async {
+        let url = line_starting(&mut lines, "listening on ")
+            .await
+            .replace("listening on ", "");
+        let open = line_starting(&mut lines, "demo: open ").await;
+        assert!(open.contains(&format!("{url}/t/")), "{open}");
+        let asked = line_starting(&mut lines, "demo: asked ").await;
+        let first = asked.split_whitespace().nth(2).unwrap().to_owned();
+        let client = reqwest::Client::new();
+        let respond = |pending: String, body: Value| {
+            let request = client
+                .post(format!("{url}/api/v1/clarification/{pending}/respond"))
+                .json(&body);
+            async move { request.send().await.unwrap().status().as_u16() }
+        };
+        let status = respond(
+            first,
+            json!({"answers": [
+            {"question_id": "q1", "selected_options": ["q1_opt2"]},
+            {"question_id": "q2", "custom_text": "after lunch"}]}),
+        )
+        .await;
+        assert_eq!(status, 200);
+        let received = line_starting(&mut lines, "demo: received").await;
+        assert!(received.contains("\"after lunch\""), "{received}");
+
+        let asked = line_starting(&mut lines, "demo: asked ").await;
+        let second = asked
+            .split_whitespace()
+            .nth(2)
+            .unwrap()
+            .trim_end_matches(';')
+            .to_owned();
+        line_starting(&mut lines, "demo: stopped waiting").await;
+        assert_eq!(
+            respond(
+                second,
+                json!({"answers": [{"question_id": "q1", "selected_options": ["q1_opt1"]}]})
+            )
+            .await,
+            200
+        );
+        let resumed = line_starting(&mut lines, "demo: resumed with:").await;
+        assert!(resumed.contains("User selected: [Yes]"), "{resumed}");
+        line_starting(&mut lines, "demo: finished").await;
+    };
+    // A bound, not a sleep: the demo either gets through or the test fails.
+    tokio::time::timeout(std::time::Duration::from_secs(60), run)
+        .await
+        .expect("demo finished in time");
+    child.kill().await.unwrap();
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// `clarify serve` on a fresh SQLite file, with its stdout lines.
+async fn serve(
+    dir: &std::path::Path,
+    extra: &[&str],
+) -> (
+    tokio::process::Child,
+    String,
+    tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
+) {
+    use tokio::io::AsyncBufReadExt as _;
+    let mut child = clarify()
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(extra)
+        .arg("--database-url")
+        .arg(format!("sqlite://{}", dir.join("clarify.db").display()))
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let url = line_starting(&mut lines, "listening on ")
+        .await
+        .replace("listening on ", "");
+    (child, url, lines)
+}
+
+#[tokio::test]
+async fn json_logs_carry_the_request_id_that_the_response_echoes() {
+    use tokio::io::AsyncReadExt as _;
+    let dir = std::env::temp_dir().join(format!("clarify-logs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (mut child, url, _lines) = serve(&dir, &["--log-format", "json"]).await;
+    let client = reqwest::Client::new();
+    let given = client
+        .get(format!("{url}/healthz"))
+        .header("x-request-id", "trace-me-42")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(given.headers()["x-request-id"], "trace-me-42");
+    let minted = client.get(format!("{url}/healthz")).send().await.unwrap();
+    assert_eq!(minted.headers()["x-request-id"].len(), 36, "a UUID");
+    std::process::Command::new("kill")
+        .args(["-TERM", &child.id().unwrap().to_string()])
+        .status()
+        .unwrap();
+    assert!(child.wait().await.unwrap().success());
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .await
+        .unwrap();
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("trace-me-42"))
+        .expect("a log line with the request id");
+    let parsed: Value = serde_json::from_str(line).expect("JSON log lines");
+    assert_eq!(parsed["span"]["request_id"], "trace-me-42", "{line}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test]
+async fn sigterm_ends_waits_cleanly_and_leaves_the_question_answerable() {
+    let dir = std::env::temp_dir().join(format!("clarify-term-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (mut child, url, _lines) = serve(&dir, &[]).await;
+    let client = reqwest::Client::new();
+    let task: Value = client
+        .post(format!("{url}/api/v1/tasks"))
+        .json(&json!({"title": "t"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let session: Value = client
+        .post(format!(
+            "{url}/api/v1/tasks/{}/sessions",
+            task["id"].as_str().unwrap()
+        ))
+        .json(&json!({"resume": {"command": ["true"]}}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let created: Value = client
+        .post(format!("{url}/api/v1/clarification/request"))
+        .bearer_auth(session["agent_token"].as_str().unwrap())
+        .json(&json!({"questions": [{"prompt": "Survive?", "options": [{"label": "a"}, {"label": "b"}]}]}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let pending = created["pending_id"].as_str().unwrap().to_owned();
+    // Blocked long poll; the server must not hang on it at shutdown.
+    let wait = client
+        .get(format!(
+            "{url}/api/v1/clarification/{pending}/wait?timeout=120"
+        ))
+        .send();
+    let (wait, ()) = tokio::join!(wait, async {
+        // Once the poll is registered, the bundle counts as attached; the
+        // waiter event stream would be nicer, but the poll itself proves it.
+        let _ = client
+            .get(format!("{url}/api/v1/clarification/{pending}"))
+            .send()
+            .await;
+        std::process::Command::new("kill")
+            .args(["-TERM", &child.id().unwrap().to_string()])
+            .status()
+            .unwrap();
+    });
+    let status = wait.map(|r| r.status().as_u16()).unwrap_or(0);
+    assert!(
+        status == 503 || status == 0,
+        "the wait ended ({status}) instead of holding shutdown open"
+    );
+    assert!(child.wait().await.unwrap().success(), "clean exit");
+
+    let (_again, url, _lines) = serve(&dir, &[]).await;
+    let reply = client
+        .post(format!("{url}/api/v1/clarification/{pending}/respond"))
+        .json(&json!({"answers": [{"question_id": "q1", "selected_options": ["q1_opt1"]}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status(), 200, "answerable after the restart");
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -2,6 +2,7 @@
 //! the subcommands they drive.
 
 pub mod ask;
+pub mod demo;
 pub mod session;
 
 use std::{
@@ -129,12 +130,38 @@ pub struct ServeArgs {
         value_delimiter = ','
     )]
     pub mcp_allowed_hosts: Vec<String>,
+
+    /// Also run a built-in demo agent that asks you questions (see the
+    /// lines it prints).
+    #[arg(long)]
+    pub demo: bool,
+
+    /// How long the demo agent waits on its second question before moving on.
+    #[arg(long, default_value_t = 30, hide = true)]
+    pub demo_patience: u64,
+
+    /// Log format on stderr.
+    #[arg(long, env = "CLARIFY_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+}
+
+/// How logs are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
 }
 
 /// Runs the parsed command line to completion.
 pub async fn run(cli: Cli) -> ExitCode {
-    init_tracing();
     let command = cli.command.unwrap_or(Command::Serve(cli.serve));
+    let format = match &command {
+        Command::Serve(args) => args.log_format,
+        _ => LogFormat::Text,
+    };
+    init_tracing(format);
     let result = match command {
         Command::Ask(args) => return ask::run(args).await,
         Command::Session(command) => return session::run(command).await,
@@ -159,6 +186,15 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         mcp_allowed_hosts: args.mcp_allowed_hosts.clone(),
         progress_interval: None,
     };
+    // The demo user needs a token when auth is on; the browser logs in with it.
+    let demo_token = if args.demo && args.auth {
+        let (token, _) = crate::auth::tokens::create(&db, "demo", None)
+            .await
+            .map_err(|e| format!("cannot create the demo token: {e}"))?;
+        Some(token)
+    } else {
+        None
+    };
     let state = AppState::new(db, config)
         .await
         .map_err(|e| format!("cannot start: {e}"))?;
@@ -176,6 +212,13 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         .map_err(|e| format!("cannot write to stdout: {e}"))?;
     drop(stdout);
 
+    if args.demo {
+        if let Some(token) = &demo_token {
+            tracing::info!("demo: log in at http://{addr}/login with {token}");
+        }
+        let patience = std::time::Duration::from_secs(args.demo_patience);
+        tokio::spawn(demo::run(addr, demo_token, patience));
+    }
     crate::serve(listener, state, shutdown_signal())
         .await
         .map_err(|e| format!("server failed: {e}"))
@@ -245,15 +288,17 @@ async fn token(command: TokenCommand) -> Result<(), String> {
     }
 }
 
-fn init_tracing() {
+fn init_tracing(format: LogFormat) {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    tracing_subscriber::fmt()
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(std::io::stderr);
+    match format {
+        LogFormat::Json => builder.json().init(),
         // Colour codes would litter logs captured by test harnesses and
         // supervisors.
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
+        LogFormat::Text => builder.with_ansi(std::io::stderr().is_terminal()).init(),
+    }
 }
 
 /// Resolves on Ctrl-C or, on Unix, SIGTERM (what process supervisors send).

@@ -49,6 +49,9 @@ pub struct BundleView {
     pub active: bool,
     /// Whether the agent stopped waiting (the answer will resume it).
     pub agent_disconnected: bool,
+    /// Whether the agent is blocked on it right now (or polled moments ago):
+    /// an answer reaches it in its turn.
+    pub agent_waiting: bool,
     /// The winner's response, `null` until resolved.
     pub response: Option<Response>,
 }
@@ -390,14 +393,16 @@ impl Lifecycle {
             clarify_core::listing::age_seconds(now_micros(), created_at),
             &bundle.messages,
         );
+        let agent_disconnected = bundle
+            .messages
+            .iter()
+            .any(|m| m.metadata.agent_disconnected);
         Ok(BundleView {
             bundle: listed,
             status,
             active,
-            agent_disconnected: bundle
-                .messages
-                .iter()
-                .any(|m| m.metadata.agent_disconnected),
+            agent_disconnected,
+            agent_waiting: !agent_disconnected && self.waiters.is_attached(&pending_id),
             response: won.map(|w| w.to_response(&pending_id, &clock::rfc3339(bundle.updated_at()))),
         })
     }

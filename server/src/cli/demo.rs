@@ -1,0 +1,226 @@
+//! `clarify serve --demo`: a built-in agent that shows Clarify at work. It is
+//! an ordinary client of the running server — the agent REST surface and a
+//! resume webhook of its own — asking a two-question bundle, then a question
+//! it stops waiting for and is resumed on when the human answers anyway.
+
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use axum::Json;
+use axum::routing::post;
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+
+use crate::client::{Client, error_text};
+
+/// Prints one line of the demo's story on stdout.
+fn say(line: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "demo: {line}");
+    let _ = stdout.flush();
+}
+
+/// Runs the demo agent against the server at `addr` (with `token` when
+/// auth is on); `patience` is how long it waits on its second question.
+pub async fn run(addr: SocketAddr, token: Option<String>, patience: Duration) {
+    if let Err(message) = story(addr, token, patience).await {
+        say(&format!("stopped: {message}"));
+    }
+}
+
+async fn story(addr: SocketAddr, token: Option<String>, patience: Duration) -> Result<(), String> {
+    let base = format!("http://{addr}");
+    let user = Client::new(&base, token);
+    let (resumes, mut resumed) = mpsc::channel::<Value>(4);
+    let webhook = resume_webhook(resumes).await?;
+
+    let workspace = expect(
+        user.post("/workspaces", &json!({"name": "Demo"})).await?,
+        201,
+    )?;
+    let task = expect(
+        user.post(
+            "/tasks",
+            &json!({"title": "Demo: set up a new service", "workspace_id": workspace["id"],
+                    "description": "A built-in demo agent that asks you questions."}),
+        )
+        .await?,
+        201,
+    )?;
+    let task_id = task["id"].as_str().unwrap_or_default();
+    let session = expect(
+        user.post(
+            &format!("/tasks/{task_id}/sessions"),
+            &json!({"resume": {"webhook_url": webhook}}),
+        )
+        .await?,
+        201,
+    )?;
+    let agent = Client::new(&base, session["agent_token"].as_str().map(str::to_owned));
+    let session_id = session["id"].as_str().unwrap_or_default().to_owned();
+    say(&format!(
+        "open {base}/t/{task_id} to answer the demo agent's questions"
+    ));
+
+    // 1. A bundle the agent blocks on until the human answers.
+    let first = ask(
+        &agent,
+        json!({
+            "context": "I'm setting up a new service and need two decisions from you.",
+            "questions": [
+                {"title": "Database", "prompt": "Which database should the service use?",
+                 "options": [{"label": "SQLite", "description": "one file, no server"},
+                             {"label": "PostgreSQL", "description": "for several replicas"}]},
+                {"title": "Deploy", "prompt": "When should I deploy it?",
+                 "options": [{"label": "Now"}, {"label": "After review"}, {"label": "Friday"}]}
+            ]
+        }),
+    )
+    .await?;
+    say(&format!(
+        "asked {first} (2 questions); waiting for your answer"
+    ));
+    let answer = wait(&agent, &first, None).await?;
+    say(&format!("received: {}", describe(&answer)));
+
+    // 2. A question the agent stops waiting for; answering it anyway resumes
+    //    the agent through its webhook.
+    let turn = expect(agent_turn(&user, &session_id).await?, 201)?;
+    let second = ask(
+        &agent,
+        json!({"questions": [
+            {"prompt": "Should I also write a README for the service?",
+             "options": [{"label": "Yes"}, {"label": "No"}]}
+        ]}),
+    )
+    .await?;
+    say(&format!(
+        "asked {second}; I will only wait {}s for this one",
+        patience.as_secs()
+    ));
+    let answer = wait(&agent, &second, Some(patience)).await?;
+    if !answer.is_null() {
+        say(&format!("received: {}", describe(&answer)));
+        say("finished");
+        return Ok(());
+    }
+    let turn_id = turn["id"].as_str().unwrap_or_default();
+    expect(
+        user.post(
+            &format!("/sessions/{session_id}/turns/{turn_id}/complete"),
+            &json!({}),
+        )
+        .await?,
+        200,
+    )?;
+    say("stopped waiting and moved on; answer it anyway and I will be resumed");
+    let resume = resumed.recv().await.ok_or("the resume webhook closed")?;
+    let prompt = resume["prompt"]
+        .as_str()
+        .unwrap_or_default()
+        .replace('\n', " / ");
+    say(&format!("resumed with: {prompt}"));
+    say("finished");
+    Ok(())
+}
+
+async fn agent_turn(user: &Client, session_id: &str) -> Result<crate::client::Reply, String> {
+    user.post(&format!("/sessions/{session_id}/turns"), &json!({}))
+        .await
+}
+
+fn expect(reply: crate::client::Reply, status: u16) -> Result<Value, String> {
+    if reply.0 == status {
+        Ok(reply.1)
+    } else {
+        Err(error_text(&reply))
+    }
+}
+
+async fn ask(agent: &Client, bundle: Value) -> Result<String, String> {
+    let mut bundle = bundle;
+    bundle["attach"] = json!(true);
+    let created = expect(agent.post("/clarification/request", &bundle).await?, 201)?;
+    Ok(created["pending_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned())
+}
+
+/// Waits for the answer; `Null` when `patience` ran out first.
+async fn wait(
+    agent: &Client,
+    pending_id: &str,
+    patience: Option<Duration>,
+) -> Result<Value, String> {
+    let started = tokio::time::Instant::now();
+    loop {
+        let left = patience.map(|p| p.saturating_sub(started.elapsed()));
+        if left == Some(Duration::ZERO) {
+            return Ok(Value::Null);
+        }
+        let timeout = left.map_or(25, |l| l.as_secs().clamp(1, 25));
+        let reply = agent
+            .get(&format!(
+                "/clarification/{pending_id}/wait?timeout={timeout}"
+            ))
+            .await?;
+        match reply.0 {
+            200 => return Ok(reply.1["response"].clone()),
+            503 | 504 => {}
+            _ => return Err(error_text(&reply)),
+        }
+    }
+}
+
+fn describe(response: &Value) -> String {
+    if response["rejected"] == true {
+        return "you declined to answer".to_owned();
+    }
+    response["answers"]
+        .as_array()
+        .map(|answers| {
+            answers
+                .iter()
+                .map(|a| {
+                    let options = a["selected_options"].as_array().map(Vec::len).unwrap_or(0);
+                    let text = a["custom_text"].as_str().unwrap_or_default();
+                    format!(
+                        "{}: {options} option(s){}",
+                        a["question_id"].as_str().unwrap_or("?"),
+                        if text.is_empty() {
+                            String::new()
+                        } else {
+                            format!(", \"{text}\"")
+                        }
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+        })
+        .unwrap_or_default()
+}
+
+/// The demo agent's own resume webhook on 127.0.0.1:0.
+async fn resume_webhook(resumes: mpsc::Sender<Value>) -> Result<String, String> {
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| format!("webhook: {e}"))?;
+    let addr = listener.local_addr().map_err(|e| format!("webhook: {e}"))?;
+    let app = axum::Router::new().route(
+        "/resume",
+        post(move |Json(body): Json<Value>| {
+            let resumes = resumes.clone();
+            async move {
+                let _ = resumes.send(body).await;
+                "resumed"
+            }
+        }),
+    );
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    Ok(format!("http://{addr}/resume"))
+}
