@@ -156,6 +156,7 @@ test('Escape only collapses: no request, and the draft survives', async ({ page,
   const sent = posts(page);
   await page.keyboard.press('Escape');
   await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
+  await expect(page.getByTestId('clarification-expand')).toBeFocused();
   await page.getByTestId('clarification-expand').click();
   await expect(page.getByTestId('clarification-overlay')).toBeVisible();
   await expect(page.getByTestId('clarification-option').nth(1)).toHaveAttribute('aria-pressed', 'true');
@@ -267,4 +268,28 @@ test('a detached bundle: the notice, and the answer resumes the agent', async ({
   } finally {
     hook.close();
   }
+});
+
+test('a question asked while the page is open appears live', async ({ page, request }) => {
+  const session = await newSession(request);
+  await page.goto(`/s/${session.sessionId}`);
+  await expect(page.getByTestId('transcript')).toBeAttached();
+  await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
+  await ask(request, session, [{ prompt: 'Live?', options: [{ label: 'Yes' }, { label: 'No' }] }]);
+  await expect(page.getByTestId('clarification-overlay')).toBeVisible();
+  await expect(page.getByTestId('clarification-prompt')).toHaveText('Live?');
+});
+
+test('a superseded bundle is never offered, only the active one', async ({ page, request }) => {
+  const session = await newSession(request);
+  const old = await ask(request, session, [{ prompt: 'Old question?', options: [{ label: 'A' }, { label: 'B' }] }]);
+  // A new turn supersedes the bundle asked in the previous one.
+  expect((await request.post(`/api/v1/sessions/${session.sessionId}/turns`, { data: {} })).ok()).toBeTruthy();
+  expect((await (await request.get(`/api/v1/clarification/${old}`)).json()).active).toBe(false);
+  await page.goto(`/s/${session.sessionId}`);
+  await expect(page.getByTestId('transcript-outcome')).toHaveText('Not answered (no longer active)');
+  await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
+
+  await ask(request, session, [{ prompt: 'New question?', options: [{ label: 'C' }, { label: 'D' }] }]);
+  await expect(page.getByTestId('clarification-prompt')).toHaveText('New question?');
 });

@@ -8,7 +8,9 @@ use serde_json::{Value, json};
 use crate::api::Message;
 
 /// What a settled question shows: the chosen labels and text, or why none.
-fn outcome(meta: &ClarificationMetadata) -> (String, &'static str) {
+/// `active` is the session's active bundle: a pending question of any other
+/// bundle was superseded and will never be answered.
+fn outcome(meta: &ClarificationMetadata, active: Option<&str>) -> (String, &'static str) {
     match meta.status.as_str() {
         "answered" => {
             let Some(answer) = &meta.response else {
@@ -36,7 +38,10 @@ fn outcome(meta: &ClarificationMetadata) -> (String, &'static str) {
         "rejected" => ("Skipped".into(), "rejected"),
         "expired" => ("Timed out".into(), "expired"),
         "cancelled" => ("Cancelled".into(), "cancelled"),
-        _ => ("Waiting for an answer".into(), "pending"),
+        _ if active == Some(meta.pending_id.as_str()) => {
+            ("Waiting for your answer".into(), "pending")
+        }
+        _ => ("Not answered (no longer active)".into(), "inactive"),
     }
 }
 
@@ -68,17 +73,21 @@ pub fn apply_winner(messages: &mut [Message], status: Status, response: &Respons
 
 /// The transcript.
 #[component]
-pub fn Transcript(messages: RwSignal<Vec<Message>>) -> impl IntoView {
+pub fn Transcript(
+    messages: RwSignal<Vec<Message>>,
+    active: Signal<Option<String>>,
+) -> impl IntoView {
     view! {
         <ol class="transcript" data-testid="transcript">
             {move || {
+                let active = active.get();
                 messages
                     .get()
                     .into_iter()
                     .map(|m| {
                         if m.kind == "clarification_request" {
                             let meta = ClarificationMetadata::from_json(&m.metadata);
-                            let (text, status) = outcome(&meta);
+                            let (text, status) = outcome(&meta, active.as_deref());
                             let prompt = if meta.question.prompt.is_empty() {
                                 m.content
                             } else {

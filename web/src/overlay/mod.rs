@@ -78,6 +78,34 @@ pub fn Overlay(bundle: Bundle, drafts: Drafts, on_done: Callback<SubmitOutcome>)
         );
     };
     focus_in(None);
+    // ...and goes back where it was when the overlay goes away.
+    let previous = StoredValue::new_local(document().active_element());
+    on_cleanup(move || {
+        if let Some(el) = previous
+            .get_value()
+            .filter(|e| e.is_connected() && e.tag_name() != "BODY")
+            .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+        {
+            let _ = el.focus();
+        }
+    });
+    // Escape leaves focus on the button that brings the overlay back.
+    let collapse = move || {
+        edit(Box::new(|d| d.collapsed = true));
+        set_timeout(
+            move || {
+                if let Some(button) = document()
+                    .query_selector("[data-testid=clarification-expand]")
+                    .ok()
+                    .flatten()
+                    .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+                {
+                    let _ = button.focus();
+                }
+            },
+            Duration::ZERO,
+        );
+    };
 
     let go = move |to: usize, selector: Option<&'static str>| {
         if to < count {
@@ -131,7 +159,7 @@ pub fn Overlay(bundle: Bundle, drafts: Drafts, on_done: Callback<SubmitOutcome>)
         match key_name.as_str() {
             "Escape" => {
                 ev.prevent_default();
-                edit(Box::new(|d| d.collapsed = true));
+                collapse();
             }
             "Enter" if modifier => {
                 ev.prevent_default();

@@ -110,7 +110,10 @@ pub fn SessionPage(session_id: String) -> impl IntoView {
                     }
                 })
         }}
-        <Transcript messages=messages />
+        <Transcript
+            messages=messages
+            active=Signal::derive(move || bundle.with(|b| b.as_ref().map(|b| b.pending_id.clone())))
+        />
         {move || {
             bundle
                 .get()
