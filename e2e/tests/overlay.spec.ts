@@ -293,3 +293,27 @@ test('a superseded bundle is never offered, only the active one', async ({ page,
   await ask(request, session, [{ prompt: 'New question?', options: [{ label: 'C' }, { label: 'D' }] }]);
   await expect(page.getByTestId('clarification-prompt')).toHaveText('New question?');
 });
+
+test('usable at a phone viewport: no sideways scrolling, every control reachable', async ({ page, request }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const session = await newSession(request);
+  await ask(
+    request,
+    session,
+    [
+      { prompt: 'Which database should the replicas use?', options: [{ label: 'SQLite' }, { label: 'PostgreSQL' }] },
+      { prompt: 'Which port?', options: [{ label: '5432' }, { label: '6543' }] },
+    ],
+    'A long shared context that has to wrap on a narrow screen without pushing anything sideways.',
+  );
+  await page.goto(`/s/${session.sessionId}`);
+  await expect(page.getByTestId('clarification-overlay')).toBeVisible();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await page.getByTestId('clarification-option').nth(1).click();
+  await page.getByTestId('clarification-step').nth(1).click();
+  await page.getByTestId('clarification-input').fill('any free port');
+  // Enter on the last question commits and submits.
+  await page.getByTestId('clarification-input').press('Enter');
+  await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
+  await expect(page.getByTestId('transcript-outcome').nth(1)).toHaveText('Answered: “any free port”');
+});
