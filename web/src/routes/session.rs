@@ -40,12 +40,24 @@ pub fn SessionPage(session_id: String) -> impl IntoView {
     let load_error = RwSignal::new(None::<String>);
     let id = StoredValue::new(session_id);
 
+    // Loads can overlap (socket events, a submit's outcome); only the newest
+    // may write, or a stale answer could reopen a settled overlay.
+    let generation = StoredValue::new(0_u64);
     let load = move || {
         let sid = id.get_value();
+        let mine = generation.get_value() + 1;
+        generation.set_value(mine);
         spawn_local(async move {
-            match api::messages(&sid).await {
+            let result = api::messages(&sid).await;
+            let active = match &result {
+                Ok(list) => active_bundle(list).await,
+                Err(_) => None,
+            };
+            if generation.get_value() != mine {
+                return;
+            }
+            match result {
                 Ok(list) => {
-                    let active = active_bundle(&list).await;
                     load_error.set(None);
                     messages.set(list);
                     // Re-mounting the overlay would steal focus; only a
@@ -72,6 +84,8 @@ pub fn SessionPage(session_id: String) -> impl IntoView {
     });
 
     let on_done = Callback::new(move |outcome: SubmitOutcome| {
+        // What the POST said is newer than any load still in flight.
+        generation.update_value(|g| *g += 1);
         bundle.set(None);
         match outcome {
             SubmitOutcome::Claimed => {
