@@ -317,3 +317,27 @@ test('usable at a phone viewport: no sideways scrolling, every control reachable
   await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
   await expect(page.getByTestId('transcript-outcome').nth(1)).toHaveText('Answered: “any free port”');
 });
+
+test('with the socket down the POST answer alone closes the overlay and fills the transcript', async ({ page, request }) => {
+  await socketDown(page);
+  const asked = await askOne(request);
+  await page.goto(`/s/${asked.sessionId}`);
+  await page.getByTestId('clarification-option').first().click();
+  await page.getByTestId('clarification-submit').click();
+  await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
+  await expect(page.getByTestId('transcript-outcome')).toHaveText('Answered: SQLite');
+});
+
+test('duplicate submit against a rejection: the transcript shows Skipped, not our answer (W3)', async ({ page, request }) => {
+  await socketDown(page);
+  const asked = await askOne(request);
+  await page.goto(`/s/${asked.sessionId}`);
+  await page.getByTestId('clarification-option').first().click();
+  const winner = await request.post(`/api/v1/clarification/${asked.pendingId}/respond`, {
+    data: { rejected: true, reject_reason: 'not now' },
+  });
+  expect(winner.status()).toBe(200);
+  await page.getByTestId('clarification-submit').click();
+  await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
+  await expect(page.getByTestId('transcript-outcome')).toHaveText('Skipped');
+});

@@ -96,8 +96,8 @@ pub struct Me {
 /// What a submit ended in (R10 as W2/W3 read it).
 #[derive(Debug, Clone, PartialEq)]
 pub enum SubmitOutcome {
-    /// 200 and ours won.
-    Claimed,
+    /// 200 and ours won; the server's normalized record of it.
+    Claimed(Status, Response),
     /// 200 `claimed: false`: someone else won; their answer is the truth.
     Lost(Status, Response),
     /// 409: no longer active and nobody to report as the winner.
@@ -263,7 +263,7 @@ pub async fn respond(pending_id: &str, submission: &Submission) -> Result<Submit
             if body.claimed == Some(false) {
                 Ok(SubmitOutcome::Lost(body.status, body.response))
             } else {
-                Ok(SubmitOutcome::Claimed)
+                Ok(SubmitOutcome::Claimed(body.status, body.response))
             }
         }
         409 => Ok(SubmitOutcome::Inactive),

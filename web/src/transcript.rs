@@ -45,8 +45,9 @@ fn outcome(meta: &ClarificationMetadata, active: Option<&str>) -> (String, &'sta
     }
 }
 
-/// Writes the winner's resolution into the local copies of its questions
-/// (W3): a lost submit gets no broadcast, so nothing else would correct them.
+/// Writes the winner's resolution (as the respond body reports it) into the
+/// local copies of its questions (W3): a lost submit gets no broadcast, so
+/// nothing else would correct them.
 pub fn apply_winner(messages: &mut [Message], status: Status, response: &Response) {
     for message in messages.iter_mut() {
         let meta = ClarificationMetadata::from_json(&message.metadata);

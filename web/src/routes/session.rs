@@ -88,7 +88,10 @@ pub fn SessionPage(session_id: String) -> impl IntoView {
         generation.update_value(|g| *g += 1);
         bundle.set(None);
         match outcome {
-            SubmitOutcome::Claimed => {
+            SubmitOutcome::Claimed(status, response) => {
+                // The body is the server's record, so the transcript is right
+                // at once, socket or not; the reload only confirms it.
+                messages.update(|m| apply_winner(m, status, &response));
                 notice.set(None);
                 load();
             }
