@@ -135,7 +135,15 @@ async fn get<T: DeserializeOwned>(path: &str) -> Result<T, ApiError> {
         .await
         .map_err(|e| network(&e))?;
     if !response.ok() {
-        return Err(error_of(response).await);
+        let error = error_of(response).await;
+        // An expired or revoked cookie: the login page is the way back.
+        if error == ApiError::Unauthorized && path != "/auth/me" {
+            let location = leptos::prelude::window().location();
+            if location.pathname().ok().as_deref() != Some("/login") {
+                let _ = location.set_href("/login");
+            }
+        }
+        return Err(error);
     }
     response
         .json()

@@ -370,11 +370,14 @@ fn Card(
         })
         .collect_view();
     let input_id = format!("clarification-input-{index}");
+    let prompt_id = format!("clarification-prompt-{index}");
     view! {
         <div class="card" data-testid="clarification-card">
             <h3 class="question-title">{heading}</h3>
-            <p class="prompt" data-testid="clarification-prompt">{question.prompt.clone()}</p>
-            <div class="options" role="group" aria-label="Options">{options}</div>
+            <p class="prompt" id=prompt_id.clone() data-testid="clarification-prompt">
+                {question.prompt.clone()}
+            </p>
+            <div class="options" role="group" aria-labelledby=prompt_id>{options}</div>
             <label for=input_id.clone()>"Or answer in your own words"</label>
             // No maxLength: the rune count below is the guard (W4a).
             <textarea
