@@ -341,3 +341,18 @@ test('duplicate submit against a rejection: the transcript shows Skipped, not ou
   await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
   await expect(page.getByTestId('transcript-outcome')).toHaveText('Skipped');
 });
+
+test('an over-long answer on another card still blocks submit and is named', async ({ page, request }) => {
+  const session = await newSession(request);
+  await ask(request, session, [
+    { prompt: 'First?', options: [{ label: 'A' }, { label: 'B' }] },
+    { prompt: 'Second?', options: [{ label: 'C' }, { label: 'D' }] },
+  ]);
+  await page.goto(`/s/${session.sessionId}`);
+  await page.getByTestId('clarification-option').first().click();
+  await page.getByTestId('clarification-step').nth(1).click();
+  await page.getByTestId('clarification-input').fill('本'.repeat(2001));
+  await page.getByTestId('clarification-step').first().click();
+  await expect(page.getByTestId('clarification-rune-error')).toHaveText('Answer 2 is too long: at most 2000 characters.');
+  await expect(page.getByTestId('clarification-submit')).toBeDisabled();
+});

@@ -45,6 +45,13 @@ impl Draft {
         self.text.iter().any(|t| exceeds_text_limit(t))
     }
 
+    /// The questions (0-based) whose text is over the limit.
+    pub fn over_questions(&self) -> Vec<usize> {
+        (0..self.text.len())
+            .filter(|&i| exceeds_text_limit(&self.text[i]))
+            .collect()
+    }
+
     /// Picks option `option_id` of question `i`, or unpicks it; a pick
     /// replaces typed text, as typing replaces a pick.
     pub fn toggle(&mut self, i: usize, option_id: &str) {

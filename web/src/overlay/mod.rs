@@ -264,6 +264,9 @@ pub fn Overlay(bundle: Bundle, drafts: Drafts, on_done: Callback<SubmitOutcome>)
                                                 class="step"
                                                 data-testid="clarification-step"
                                                 class:done=move || draft.with(|d| d.is_answered(i))
+                                                class:over=move || {
+                                                    draft.with(|d| d.over_questions().contains(&i))
+                                                }
                                                 aria-current=move || (step.get() == i).then_some("step")
                                                 aria-label=move || format!("Question {}", i + 1)
                                                 on:click=move |_| go(i, None)
@@ -405,9 +408,22 @@ fn Card(
             <div id="clarification-rune-status" aria-live="polite">
                 <Show when=move || over.get()>
                     <p class="error" data-testid="clarification-rune-error">
-                        {format!(
-                            "Too long: answers can be at most {MAX_TEXT_RUNES} characters."
-                        )}
+                        {move || {
+                            // Name the questions, since the one over the limit
+                            // may not be the card on screen.
+                            let which = draft
+                                .with(Draft::over_questions)
+                                .iter()
+                                .map(|i| (i + 1).to_string())
+                                .collect::<Vec<_>>()
+                                .join(", ");
+                            let subject = if count > 1 {
+                                format!("Answer {which} is too long")
+                            } else {
+                                "Too long".to_owned()
+                            };
+                            format!("{subject}: at most {MAX_TEXT_RUNES} characters.")
+                        }}
                     </p>
                 </Show>
             </div>
