@@ -356,3 +356,25 @@ test('an over-long answer on another card still blocks submit and is named', asy
   await expect(page.getByTestId('clarification-rune-error')).toHaveText('Answer 2 is too long: at most 2000 characters.');
   await expect(page.getByTestId('clarification-submit')).toBeDisabled();
 });
+
+test('a spinner while submitting, and no second submit meanwhile', async ({ page, request }) => {
+  const asked = await askOne(request);
+  await page.goto(`/s/${asked.sessionId}`);
+  await page.getByTestId('clarification-option').first().click();
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  await page.route('**/respond', async (route) => {
+    await held;
+    await route.continue();
+  });
+  const sent = posts(page);
+  const submit = page.getByTestId('clarification-submit');
+  await submit.click();
+  await expect(submit).toHaveAttribute('aria-busy', 'true');
+  await expect(submit.locator('.spinner')).toBeVisible();
+  await expect(submit).toBeDisabled();
+  await page.keyboard.press('Control+Enter');
+  release();
+  await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
+  expect(sent.filter((r) => r.url().endsWith('/respond'))).toHaveLength(1);
+});
