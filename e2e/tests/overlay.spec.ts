@@ -378,3 +378,21 @@ test('a spinner while submitting, and no second submit meanwhile', async ({ page
   await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
   expect(sent.filter((r) => r.url().endsWith('/respond'))).toHaveLength(1);
 });
+
+test('from the task list to the task page, opened on the session with the active bundle', async ({ page, request }) => {
+  const task = await (await request.post('/api/v1/tasks', { data: { title: 'two sessions' } })).json();
+  const make = async () =>
+    (await request.post(`/api/v1/tasks/${task.id}/sessions`, { data: { resume: { command: ['true'] } } })).json();
+  const primary = await make();
+  const secondary = await make();
+  // The page needs a sessions listing for a task; skip until the server has it.
+  const listing = await request.get(`/api/v1/tasks/${task.id}/sessions`);
+  test.skip(!listing.ok(), `GET /api/v1/tasks/{id}/sessions answers ${listing.status()}`);
+  await ask(request, { sessionId: secondary.id, agentToken: secondary.agent_token }, [
+    { prompt: 'Asked on the second session?', options: [{ label: 'Yes' }, { label: 'No' }] },
+  ]);
+  await page.goto('/');
+  await page.locator(`a[href="/t/${task.id}"]`).click();
+  await expect(page.getByTestId('clarification-prompt')).toHaveText('Asked on the second session?');
+  expect(primary.id).not.toBe(secondary.id);
+});
