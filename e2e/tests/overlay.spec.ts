@@ -396,3 +396,25 @@ test('from the task list to the task page, opened on the session with the active
   await expect(page.getByTestId('clarification-prompt')).toHaveText('Asked on the second session?');
   expect(primary.id).not.toBe(secondary.id);
 });
+
+test('after the socket drops and comes back, what was missed shows up', async ({ page, request }) => {
+  const session = await newSession(request);
+  let first: { close: () => Promise<void> } | undefined;
+  let connections = 0;
+  await page.routeWebSocket('**/api/v1/ws', (ws) => {
+    connections += 1;
+    if (connections === 1) {
+      first = ws; // a socket that hears nothing: the "outage"
+    } else {
+      ws.connectToServer();
+    }
+  });
+  await page.goto(`/s/${session.sessionId}`);
+  await expect.poll(() => connections).toBe(1);
+  await ask(request, session, [{ prompt: 'Asked during the outage?', options: [{ label: 'Yes' }, { label: 'No' }] }]);
+  await page.waitForTimeout(300);
+  await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
+  await first!.close();
+  await expect(page.getByTestId('clarification-prompt')).toHaveText('Asked during the outage?');
+  expect(connections).toBe(2);
+});

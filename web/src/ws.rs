@@ -19,9 +19,13 @@ pub struct Event {
     pub payload: Value,
 }
 
+/// The synthetic event delivered when the socket comes back after a drop:
+/// whatever happened meanwhile was missed, so listeners reload.
+pub const RECONNECTED: &str = "reconnected";
+
 /// Connects and keeps reconnecting; `on_event` runs for every notification.
 pub fn listen(on_event: impl Fn(Event) + Clone + 'static) {
-    connect(on_event, 0);
+    connect(on_event, 0, false);
 }
 
 fn url() -> Option<String> {
@@ -34,10 +38,10 @@ fn url() -> Option<String> {
     Some(format!("{scheme}://{}/api/v1/ws", location.host().ok()?))
 }
 
-fn connect(on_event: impl Fn(Event) + Clone + 'static, attempt: u32) {
+fn connect(on_event: impl Fn(Event) + Clone + 'static, attempt: u32, dropped: bool) {
     let Some(url) = url() else { return };
     let Ok(socket) = WebSocket::new(&url) else {
-        retry(on_event, attempt);
+        retry(on_event, attempt, dropped);
         return;
     };
     let handler = on_event.clone();
@@ -62,23 +66,32 @@ fn connect(on_event: impl Fn(Event) + Clone + 'static, attempt: u32) {
     // A successful open resets the backoff.
     let opened = std::rc::Rc::new(std::cell::Cell::new(false));
     let flag = opened.clone();
-    let on_open = Closure::<dyn FnMut()>::new(move || flag.set(true));
+    let on_reopen = on_event.clone();
+    let on_open = Closure::<dyn FnMut()>::new(move || {
+        flag.set(true);
+        if dropped {
+            on_reopen(Event {
+                action: RECONNECTED.to_owned(),
+                payload: Value::Null,
+            });
+        }
+    });
     socket.set_onopen(Some(on_open.as_ref().unchecked_ref()));
     on_open.forget();
 
     let on_close = Closure::<dyn FnMut()>::new(move || {
         let next = if opened.get() { 0 } else { attempt + 1 };
-        retry(on_event.clone(), next);
+        retry(on_event.clone(), next, true);
     });
     socket.set_onclose(Some(on_close.as_ref().unchecked_ref()));
     on_close.forget();
 }
 
-fn retry(on_event: impl Fn(Event) + Clone + 'static, attempt: u32) {
+fn retry(on_event: impl Fn(Event) + Clone + 'static, attempt: u32, dropped: bool) {
     // 0.5 s doubling up to 30 s: quick after a blip, gentle during an outage.
     let delay = 500u64.saturating_mul(1 << attempt.min(6)).min(30_000);
     set_timeout(
-        move || connect(on_event, attempt),
+        move || connect(on_event, attempt, dropped),
         Duration::from_millis(delay),
     );
 }

@@ -78,7 +78,7 @@ pub fn SessionPage(session_id: String) -> impl IntoView {
             .or_else(|| event.payload.get("session_id"))
             .and_then(Value::as_str)
             .is_some_and(|s| id.with_value(|id| id == s));
-        if ours {
+        if ours || event.action == ws::RECONNECTED {
             load();
         }
     });

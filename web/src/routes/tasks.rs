@@ -29,7 +29,10 @@ pub fn TasksPage() -> impl IntoView {
     };
     load();
     ws::listen(move |event| {
-        if event.action.starts_with("task.") || event.action.starts_with("session.message") {
+        if event.action.starts_with("task.")
+            || event.action.starts_with("session.message")
+            || event.action == ws::RECONNECTED
+        {
             load();
         }
     });
