@@ -418,3 +418,20 @@ test('after the socket drops and comes back, what was missed shows up', async ({
   await expect(page.getByTestId('clarification-prompt')).toHaveText('Asked during the outage?');
   expect(connections).toBe(2);
 });
+
+test('a reload keeps the answers and drafts of the bundle', async ({ page, request }) => {
+  const session = await newSession(request);
+  await ask(request, session, [
+    { prompt: 'First?', options: [{ label: 'A' }, { label: 'B' }] },
+    { prompt: 'Second?', options: [{ label: 'C' }, { label: 'D' }] },
+  ]);
+  await page.goto(`/s/${session.sessionId}`);
+  await page.getByTestId('clarification-option').nth(1).click();
+  await page.getByTestId('clarification-step').nth(1).click();
+  await page.getByTestId('clarification-input').fill('half-typed');
+  await page.reload();
+  await expect(page.getByTestId('clarification-input')).toHaveValue('half-typed');
+  await expect(page.getByTestId('clarification-progress')).toHaveText('2 of 2 answered');
+  await page.getByTestId('clarification-step').first().click();
+  await expect(page.getByTestId('clarification-option').nth(1)).toHaveAttribute('aria-pressed', 'true');
+});

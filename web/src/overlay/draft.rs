@@ -2,9 +2,10 @@
 //! re-render, a live update or a second bundle never mixes answers up.
 
 use clarify_core::{AnswerInput, Question, Submission, exceeds_text_limit};
+use serde::{Deserialize, Serialize};
 
 /// The answers, step and drafts of one bundle.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Draft {
     /// The question card shown.
     pub step: usize,
@@ -12,7 +13,9 @@ pub struct Draft {
     pub selected: Vec<Vec<String>>,
     /// Free text per question.
     pub text: Vec<String>,
-    /// Escape folded the overlay away; nothing was sent.
+    /// Escape folded the overlay away; nothing was sent. Not kept across
+    /// reloads: a reloaded page shows the question again.
+    #[serde(skip)]
     pub collapsed: bool,
 }
 
@@ -91,5 +94,37 @@ impl Draft {
                 })
                 .collect(),
         )
+    }
+}
+
+/// The tab's session storage: a reload or an accidental navigation keeps
+/// what was typed, and closing the tab forgets it.
+fn storage() -> Option<web_sys::Storage> {
+    leptos::prelude::window().session_storage().ok().flatten()
+}
+
+fn storage_key(pending_id: &str) -> String {
+    format!("clarify.draft.{pending_id}")
+}
+
+/// The draft saved for `pending_id`, if it fits a bundle of `count` questions.
+pub fn load(pending_id: &str, count: usize) -> Option<Draft> {
+    let text = storage()?.get_item(&storage_key(pending_id)).ok()??;
+    serde_json::from_str::<Draft>(&text)
+        .ok()
+        .filter(|d| d.text.len() == count && d.selected.len() == count)
+}
+
+/// Saves the draft of `pending_id`.
+pub fn save(pending_id: &str, draft: &Draft) {
+    if let (Some(storage), Ok(text)) = (storage(), serde_json::to_string(draft)) {
+        let _ = storage.set_item(&storage_key(pending_id), &text);
+    }
+}
+
+/// Forgets the draft of a settled bundle.
+pub fn forget(pending_id: &str) {
+    if let Some(storage) = storage() {
+        let _ = storage.remove_item(&storage_key(pending_id));
     }
 }

@@ -35,7 +35,8 @@ pub fn Overlay(bundle: Bundle, drafts: Drafts, on_done: Callback<SubmitOutcome>)
     } = bundle;
     let count = questions.len();
     drafts.update(|m| {
-        m.entry(pid.clone()).or_insert_with(|| Draft::new(count));
+        m.entry(pid.clone())
+            .or_insert_with(|| draft::load(&pid, count).unwrap_or_else(|| Draft::new(count)));
     });
     let questions = StoredValue::new(questions);
     let key = StoredValue::new(pid);
@@ -47,6 +48,7 @@ pub fn Overlay(bundle: Bundle, drafts: Drafts, on_done: Callback<SubmitOutcome>)
             let k = key.get_value();
             if let Some(d) = m.get_mut(&k) {
                 f(d);
+                draft::save(&k, d);
             }
         });
     };
@@ -123,7 +125,10 @@ pub fn Overlay(bundle: Bundle, drafts: Drafts, on_done: Callback<SubmitOutcome>)
         let pid = key.get_value();
         spawn_local(async move {
             match api::respond(&pid, &submission).await {
-                Ok(outcome) => on_done.run(outcome),
+                Ok(outcome) => {
+                    draft::forget(&pid);
+                    on_done.run(outcome);
+                }
                 Err(e) => {
                     // The overlay stays answerable: nothing was settled.
                     error.set(Some(format!("Your answer was not sent. {}", e.message())));
