@@ -291,3 +291,32 @@ async fn p1_no_resolution_table_exists_in_a_migrated_database() {
     assert!(!names.iter().any(|n| n.contains("resolution")), "{names:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn a_tasks_sessions_are_listed_primary_first_with_their_pending_action() {
+    let server = TestServer::start().await;
+    let (task, primary, _) = server.session(None).await;
+    let (_, second) = server
+        .post(&format!("/tasks/{task}/sessions"), &json!({}))
+        .await;
+    let second_id = second["id"].as_str().unwrap();
+    server
+        .ask(
+            second_id,
+            second["agent_token"].as_str().unwrap(),
+            one_question("Which?"),
+        )
+        .await;
+    let (status, list) = server.get(&format!("/tasks/{task}/sessions")).await;
+    assert_eq!(status, 200);
+    let sessions = list["sessions"].as_array().unwrap();
+    assert_eq!(sessions[0]["id"], primary.as_str());
+    assert_eq!(sessions[0]["pending_action"], Value::Null);
+    assert_eq!(sessions[1]["pending_action"], "clarification");
+    assert!(
+        sessions.iter().all(|s| s.get("agent_token").is_none()),
+        "tokens are shown once only"
+    );
+    assert_eq!(server.get("/tasks/nope/sessions").await.0, 404);
+    server.stop().await;
+}

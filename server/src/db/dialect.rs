@@ -32,6 +32,17 @@ impl Backend {
         }
     }
 
+    /// Pins the pending list to the open-questions partial index. SQLite's
+    /// planner, without statistics, may otherwise walk every clarification
+    /// ever asked; PostgreSQL plans from its own statistics.
+    #[must_use]
+    pub fn open_questions_index_hint(self) -> &'static str {
+        match self {
+            Self::Sqlite => "INDEXED BY task_session_messages_open",
+            Self::Postgres => "",
+        }
+    }
+
     /// SQL for the `metadata` column with `key` set to `json` — both fixed
     /// literals of this crate (a status word, `true`), never user input.
     #[must_use]

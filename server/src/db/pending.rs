@@ -7,6 +7,7 @@
 use clarify_core::Cursor;
 use sqlx::AnyExecutor;
 
+use super::Backend;
 use super::clarification::active;
 use super::messages::CLARIFICATION_REQUEST;
 
@@ -36,14 +37,11 @@ pub struct PendingKey {
     pub created_at: i64,
 }
 
-/// One page of pending bundle keys in L6 order, plus whether more exist.
-///
-/// # Errors
-/// Database errors.
-pub async fn page(
-    db: impl AnyExecutor<'_>,
-    query: &PendingQuery<'_>,
-) -> sqlx::Result<(Vec<PendingKey>, bool)> {
+/// The SQL of [`page`] for `query` (parameters `$1`–`$6`: user, workspace,
+/// created_since, cursor time, cursor id, limit + 1). Public so tests can
+/// ask the database how it runs it.
+#[must_use]
+pub fn page_sql(backend: Backend, query: &PendingQuery<'_>) -> String {
     let visible = if query.user.is_some() {
         crate::auth::visible_task("t", "$1")
     } else {
@@ -64,12 +62,12 @@ pub async fn page(
     } else {
         "($4 = $4 AND $5 = $5)"
     };
-    let sql = format!(
+    format!(
         "SELECT x.pending_id, x.task_id, x.created_at FROM ( \
             SELECT DISTINCT m.pending_id, t.id AS task_id, \
                 (SELECT MIN(b.created_at) FROM task_session_messages b \
                  WHERE b.pending_id = m.pending_id AND b.type = '{CLARIFICATION_REQUEST}') AS created_at \
-            FROM task_session_messages m \
+            FROM task_session_messages m {hint} \
             JOIN task_sessions s ON s.id = m.task_session_id \
             JOIN tasks t ON t.id = CASE WHEN m.task_id <> '' THEN m.task_id ELSE s.task_id END \
             WHERE {active} AND {visible} AND {workspace} \
@@ -78,8 +76,20 @@ pub async fn page(
          ) x WHERE {since} AND {after} \
          ORDER BY x.created_at, x.pending_id LIMIT $6",
         active = active("m"),
-    );
-    let mut rows: Vec<PendingKey> = sqlx::query_as(super::sql(sql))
+        hint = backend.open_questions_index_hint(),
+    )
+}
+
+/// One page of pending bundle keys in L6 order, plus whether more exist.
+///
+/// # Errors
+/// Database errors.
+pub async fn page(
+    db: impl AnyExecutor<'_>,
+    backend: Backend,
+    query: &PendingQuery<'_>,
+) -> sqlx::Result<(Vec<PendingKey>, bool)> {
+    let mut rows: Vec<PendingKey> = sqlx::query_as(super::sql(page_sql(backend, query)))
         .bind(query.user.unwrap_or_default())
         .bind(query.workspace_id.unwrap_or_default())
         .bind(query.created_since.unwrap_or_default())

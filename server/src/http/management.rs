@@ -173,6 +173,29 @@ pub async fn get_task(
     Ok(axum::Json(task_view(&state, task).await?))
 }
 
+/// A task's sessions, primary (oldest) first, each with its pending action
+/// (`"clarification"` while it has an active bundle, else `null`).
+pub async fn list_sessions(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(task_id): Path<String>,
+) -> Result<impl IntoResponse> {
+    visible_task(&state, &caller, &task_id).await?;
+    let with_active =
+        crate::db::clarification::sessions_with_active(state.db().pool(), &task_id).await?;
+    let list = sessions::for_task(state.db().pool(), &task_id).await?;
+    let views: Vec<serde_json::Value> = list
+        .into_iter()
+        .map(|session| {
+            let pending = with_active.contains(&session.id).then_some("clarification");
+            let mut value = json!(session);
+            value["pending_action"] = json!(pending);
+            value
+        })
+        .collect();
+    Ok(axum::Json(json!({"sessions": views})))
+}
+
 /// `POST /tasks/{id}/sessions`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]

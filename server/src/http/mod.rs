@@ -39,7 +39,10 @@ fn protected() -> Router<AppState> {
             post(management::create_task).get(management::list_tasks),
         )
         .route("/tasks/{id}", get(management::get_task))
-        .route("/tasks/{id}/sessions", post(management::create_session))
+        .route(
+            "/tasks/{id}/sessions",
+            post(management::create_session).get(management::list_sessions),
+        )
         .route("/sessions/{id}", patch(management::patch_session))
         .route("/sessions/{id}/turns", post(management::start_turn))
         .route(

@@ -83,7 +83,7 @@ impl Lifecycle {
             after: after.as_ref(),
             limit: clamp_limit(args.limit),
         };
-        let (keys, more) = pending::page(self.db().pool(), &query).await?;
+        let (keys, more) = pending::page(self.db().pool(), self.db().backend(), &query).await?;
         let now = now_micros();
         let mut bundles = Vec::with_capacity(keys.len());
         for key in &keys {

@@ -1,0 +1,112 @@
+//! How `list_pending_questions_kandev` scales with history: the same 50
+//! pending bundles listed over 0, 20 000 and 200 000 answered messages in a
+//! real SQLite file. Prints the median per size and its ratio to the empty
+//! history baseline — flat means the list reads the open-questions index,
+//! not the history.
+
+use std::time::{Duration, Instant};
+
+use clarify_server::auth::Caller;
+use clarify_server::lifecycle::discovery::PendingArgs;
+use clarify_server::{AppState, Config};
+use serde_json::json;
+
+const PENDING: usize = 50;
+const RUNS: usize = 60;
+
+async fn seed_history(state: &AppState, session_id: &str, task_id: &str, count: usize) {
+    let mut tx = state.db().begin_write().await.unwrap();
+    for i in 0..count {
+        let metadata = json!({
+            "pending_id": format!("old-{i}"), "question_id": "q1", "question_index": 0,
+            "question": {"question_id": "q1", "title": "", "prompt": "old", "options": []},
+            "status": "answered", "response": {"question_id": "q1", "selected_options": [], "custom_text": "done"}
+        });
+        sqlx::query(
+            "INSERT INTO task_session_messages (id, task_session_id, task_id, turn_id, type, content, metadata, created_at, updated_at) \
+             VALUES ($1, $2, $3, 'old-turn', 'clarification_request', 'old', $4, $5, $5)",
+        )
+        .bind(format!("history-{i}"))
+        .bind(session_id)
+        .bind(task_id)
+        .bind(metadata.to_string())
+        .bind(i64::try_from(i).unwrap())
+        .execute(&mut *tx)
+        .await
+        .unwrap();
+    }
+    tx.commit().await.unwrap();
+}
+
+async fn median_list_time(history: usize) -> Duration {
+    let dir = std::env::temp_dir().join(format!("clarify-bench-{}-{history}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db =
+        clarify_server::db::Db::connect(&format!("sqlite://{}", dir.join("bench.db").display()))
+            .await
+            .unwrap();
+    let state = AppState::new(db, Config::default()).await.unwrap();
+    let lifecycle = &state.lifecycle;
+    let now = clarify_server::clock::now_micros();
+    let task = clarify_server::db::tasks::Task {
+        id: "task".into(),
+        workspace_id: String::new(),
+        title: "bench".into(),
+        description: String::new(),
+        created_at: now,
+        updated_at: now,
+    };
+    clarify_server::db::tasks::insert(state.db().pool(), &task)
+        .await
+        .unwrap();
+    let bundle: clarify_core::NewBundle = serde_json::from_value(json!({"questions": [
+        {"prompt": "Which?", "options": [{"label": "a"}, {"label": "b"}]}]}))
+    .unwrap();
+    let mut sessions = Vec::new();
+    for i in 0..PENDING {
+        let session = clarify_server::db::sessions::Session {
+            id: format!("session-{i}"),
+            task_id: "task".into(),
+            state: "RUNNING".into(),
+            resume_target: String::new(),
+            created_at: now,
+            updated_at: now,
+        };
+        clarify_server::db::sessions::insert(state.db().pool(), &session, &format!("hash-{i}"))
+            .await
+            .unwrap();
+        lifecycle.create_bundle(&session.id, &bundle).await.unwrap();
+        sessions.push(session.id);
+    }
+    seed_history(&state, &sessions[0], "task", history).await;
+
+    let args = PendingArgs {
+        limit: Some(200),
+        ..PendingArgs::default()
+    };
+    let mut times = Vec::with_capacity(RUNS);
+    for _ in 0..RUNS {
+        let started = Instant::now();
+        let page = lifecycle
+            .list_pending(&Caller::Unscoped, &args)
+            .await
+            .unwrap();
+        times.push(started.elapsed());
+        assert_eq!(page.count, PENDING);
+    }
+    times.sort();
+    let _ = std::fs::remove_dir_all(dir);
+    times[RUNS / 2]
+}
+
+#[tokio::main]
+async fn main() {
+    let baseline = median_list_time(0).await;
+    println!("list_pending_questions_kandev, {PENDING} pending bundles, median of {RUNS}:");
+    println!("  history        0 messages: {baseline:>10.2?}  (baseline)");
+    for history in [20_000, 200_000] {
+        let median = median_list_time(history).await;
+        let ratio = median.as_secs_f64() / baseline.as_secs_f64();
+        println!("  history {history:>8} messages: {median:>10.2?}  ({ratio:.2}x baseline)");
+    }
+}
