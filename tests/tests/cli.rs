@@ -221,30 +221,10 @@ async fn line_starting(
 
 #[tokio::test]
 async fn the_demo_asks_is_answered_then_moves_on_and_is_resumed() {
-    use tokio::io::AsyncBufReadExt as _;
     let dir = std::env::temp_dir().join(format!("clarify-demo-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut child = clarify()
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--demo",
-            "--demo-patience",
-            "1",
-            "--log-format",
-            "json",
-        ])
-        .arg("--database-url")
-        .arg(format!("sqlite://{}", dir.join("demo.db").display()))
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let (mut child, url, mut lines) = serve(&dir, &["--demo", "--demo-patience", "1"]).await;
     let run = async {
-        let url = line_starting(&mut lines, "listening on ")
-            .await
-            .replace("listening on ", "");
         let open = line_starting(&mut lines, "demo: open ").await;
         assert!(open.contains(&format!("{url}/t/")), "{open}");
         let asked = line_starting(&mut lines, "demo: asked ").await;
