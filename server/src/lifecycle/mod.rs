@@ -460,6 +460,11 @@ impl Lifecycle {
                     .iter()
                     .any(|m| m.metadata.response_delivery_pending);
                 if !delivery_pending {
+                    // A live delivery that raced this read carries what the
+                    // stored rows cannot: the rejection's reason (R2b).
+                    if let Wake::Resolved(response) = waiting.wake.borrow().clone() {
+                        return Ok(RespondBody::new(true, w.status, response));
+                    }
                     return Ok(RespondBody::new(
                         true,
                         w.status,
