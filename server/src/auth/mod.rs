@@ -26,6 +26,27 @@ pub enum Caller {
     },
 }
 
+impl Caller {
+    /// The user whose visibility applies to a person's request: `None` for
+    /// an unscoped caller, the user's id otherwise. Agent tokens only ask
+    /// and wait, so they get [`AgentOnly`].
+    ///
+    /// # Errors
+    /// [`AgentOnly`] for an agent.
+    pub fn person(&self) -> Result<Option<&str>, AgentOnly> {
+        match self {
+            Self::Unscoped => Ok(None),
+            Self::User(id) => Ok(Some(id)),
+            Self::Agent { .. } => Err(AgentOnly),
+        }
+    }
+}
+
+/// An agent token used where a person's token is needed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("agent tokens can only ask and wait")]
+pub struct AgentOnly;
+
 /// L1c as SQL on the task alias `t` for the user bound at `user_param`
 /// (e.g. `$1`): the task has no workspace, or its workspace row does not
 /// exist, or the workspace is unowned or the user's. The one statement of

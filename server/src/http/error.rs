@@ -63,6 +63,12 @@ impl Error {
     }
 }
 
+impl From<crate::auth::AgentOnly> for Error {
+    fn from(_: crate::auth::AgentOnly) -> Self {
+        Self::Forbidden("agent tokens can only ask and wait")
+    }
+}
+
 impl From<sqlx::Error> for Error {
     fn from(error: sqlx::Error) -> Self {
         Self::internal(error)

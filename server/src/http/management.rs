@@ -32,19 +32,9 @@ fn required(field: &str, text: &str) -> Result<String> {
     Ok(text.to_owned())
 }
 
-/// The user behind `caller` (`None` when unscoped); agent tokens only ask
-/// and wait.
-fn person(caller: &Caller) -> Result<Option<&str>> {
-    match caller {
-        Caller::Unscoped => Ok(None),
-        Caller::User(id) => Ok(Some(id)),
-        Caller::Agent { .. } => Err(Error::Forbidden("agent tokens can only ask and wait")),
-    }
-}
-
 /// The task `id` if `caller` may see it; unknown and hidden are the same 404.
 async fn visible_task(state: &AppState, caller: &Caller, id: &str) -> Result<tasks::Task> {
-    person(caller)?;
+    caller.person()?;
     let task = tasks::get(state.db().pool(), id).await?;
     match task {
         Some(task) if auth::may_access_task(state.db(), caller, &task.id).await? => Ok(task),
@@ -54,7 +44,7 @@ async fn visible_task(state: &AppState, caller: &Caller, id: &str) -> Result<tas
 
 /// The session `id` if `caller` may see its task.
 async fn visible_session(state: &AppState, caller: &Caller, id: &str) -> Result<sessions::Session> {
-    person(caller)?;
+    caller.person()?;
     let session = sessions::get(state.db().pool(), id).await?;
     match session {
         Some(s) if auth::may_access_task(state.db(), caller, &s.task_id).await? => Ok(s),
@@ -75,7 +65,7 @@ pub async fn create_workspace(
     caller: Caller,
     Json(body): Json<NewWorkspace>,
 ) -> Result<impl IntoResponse> {
-    let owner = person(&caller)?.unwrap_or_default();
+    let owner = caller.person()?.unwrap_or_default();
     let workspace = workspaces::Workspace {
         id: new_id(),
         name: required("name", &body.name)?,
@@ -91,7 +81,7 @@ pub async fn list_workspaces(
     State(state): State<AppState>,
     caller: Caller,
 ) -> Result<impl IntoResponse> {
-    let list = workspaces::list_visible(state.db().pool(), person(&caller)?).await?;
+    let list = workspaces::list_visible(state.db().pool(), caller.person()?).await?;
     Ok(axum::Json(json!({"workspaces": list})))
 }
 
@@ -116,7 +106,7 @@ pub async fn create_task(
     caller: Caller,
     Json(body): Json<NewTask>,
 ) -> Result<impl IntoResponse> {
-    let user = person(&caller)?;
+    let user = caller.person()?;
     let workspace_id = body.workspace_id.as_deref().unwrap_or_default().trim();
     if !workspace_id.is_empty() {
         let workspace = workspaces::get(state.db().pool(), workspace_id).await?;
@@ -155,7 +145,7 @@ pub async fn list_tasks(
     Query(query): Query<TaskQuery>,
 ) -> Result<impl IntoResponse> {
     let workspace_id = query.workspace_id.as_deref().filter(|w| !w.is_empty());
-    let list = tasks::list_visible(state.db().pool(), person(&caller)?, workspace_id).await?;
+    let list = tasks::list_visible(state.db().pool(), caller.person()?, workspace_id).await?;
     let mut views = Vec::with_capacity(list.len());
     for task in list {
         views.push(task_view(&state, task).await?);

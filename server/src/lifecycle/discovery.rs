@@ -42,14 +42,6 @@ pub struct ConversationPage {
     pub next_cursor: String,
 }
 
-fn user_of(caller: &Caller) -> Result<Option<&str>> {
-    match caller {
-        Caller::Unscoped => Ok(None),
-        Caller::User(id) => Ok(Some(id)),
-        Caller::Agent { .. } => Err(Error::Forbidden("agent tokens can only ask and wait")),
-    }
-}
-
 fn cursor(text: &str) -> Result<Option<Cursor>> {
     if text.is_empty() {
         return Ok(None);
@@ -66,7 +58,7 @@ impl Lifecycle {
     /// # Errors
     /// 400 naming `cursor` or `created_since` when unparseable (L13).
     pub async fn list_pending(&self, caller: &Caller, args: &PendingArgs) -> Result<PendingPage> {
-        let user = user_of(caller)?;
+        let user = caller.person()?;
         let created_since = match args.created_since.trim() {
             "" => None,
             text => Some(
@@ -114,7 +106,7 @@ impl Lifecycle {
     /// # Errors
     /// Database errors.
     pub async fn list_tasks(&self, caller: &Caller, workspace_id: &str) -> Result<Vec<TaskView>> {
-        let user = user_of(caller)?;
+        let user = caller.person()?;
         let workspace_id = Some(workspace_id.trim()).filter(|w| !w.is_empty());
         let list = tasks::list_visible(self.db().pool(), user, workspace_id).await?;
         let mut views = Vec::with_capacity(list.len());
@@ -135,7 +127,7 @@ impl Lifecycle {
         cursor_text: &str,
         limit: Option<i64>,
     ) -> Result<ConversationPage> {
-        user_of(caller)?;
+        caller.person()?;
         let exists = tasks::get(self.db().pool(), task_id).await?.is_some();
         if !exists || !auth::may_access_task(self.db(), caller, task_id).await? {
             return Err(Error::NotFound("task"));
