@@ -1,15 +1,21 @@
 //! The harness for Clarify's black-box tests: a real server bound to
-//! 127.0.0.1:0 in this process with its own SQLite file, stopped through a
-//! shutdown channel; an API client that can carry a token; and a real HTTP
-//! receiver standing in for an agent's resume webhook.
+//! 127.0.0.1:0 in this process with a database of its own (SQLite, or
+//! PostgreSQL when the run says so, see [`database`]), stopped through a
+//! shutdown channel; replicas of it on the same database; an API client that
+//! can carry a token; and a real HTTP receiver standing in for an agent's
+//! resume webhook.
+
+pub mod database;
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+
+pub use database::{TestDatabase, testing_postgres};
 
 /// A running server. Dropping it shuts the server down.
 #[derive(Debug)]
@@ -18,7 +24,8 @@ pub struct TestServer {
     shutdown: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<std::io::Result<()>>>,
     client: reqwest::Client,
-    dir: PathBuf,
+    database: Arc<TestDatabase>,
+    config: clarify_server::Config,
     db: clarify_server::db::Db,
 }
 
@@ -37,13 +44,23 @@ impl TestServer {
     /// # Panics
     /// When the database or the listener cannot be opened.
     pub async fn start_with(config: clarify_server::Config) -> Self {
-        let dir = std::env::temp_dir().join(format!("clarify-test-{}", uuid_like()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let url = format!("sqlite://{}", dir.join("clarify.db").display());
-        let db = clarify_server::db::Db::connect(&url)
+        Self::start_on(Arc::new(TestDatabase::create().await), config).await
+    }
+
+    /// Another replica on this server's database, started as this one was:
+    /// what several `clarify` processes behind a load balancer are.
+    ///
+    /// # Panics
+    /// As [`TestServer::start`].
+    pub async fn replica(&self) -> Self {
+        Self::start_on(self.database.clone(), self.config.clone()).await
+    }
+
+    async fn start_on(database: Arc<TestDatabase>, config: clarify_server::Config) -> Self {
+        let db = clarify_server::db::Db::connect(database.url())
             .await
             .expect("open database");
-        let state = clarify_server::AppState::new(db.clone(), config)
+        let state = clarify_server::AppState::new(db.clone(), config.clone())
             .await
             .expect("state");
         let listener = TcpListener::bind("127.0.0.1:0")
@@ -59,7 +76,8 @@ impl TestServer {
             shutdown: Some(shutdown),
             task: Some(task),
             client: reqwest::Client::new(),
-            dir,
+            database,
+            config,
             db,
         }
     }
@@ -134,10 +152,39 @@ impl TestServer {
         &self.db
     }
 
-    /// The folder holding the server's SQLite files.
+    /// Rewrites the stored metadata of `pending_id`'s questions with `edit`,
+    /// in Rust rather than SQL so it reads the same on both backends: for
+    /// planting legacy rows the API cannot produce.
+    ///
+    /// # Panics
+    /// On database errors.
+    pub async fn edit_metadata(
+        &self,
+        pending_id: &str,
+        edit: impl Fn(&mut serde_json::Map<String, Value>),
+    ) {
+        let rows: Vec<(String, String)> =
+            sqlx::query_as("SELECT id, metadata FROM task_session_messages WHERE pending_id = $1")
+                .bind(pending_id)
+                .fetch_all(self.db.pool())
+                .await
+                .expect("read metadata");
+        for (id, metadata) in rows {
+            let mut value: Value = serde_json::from_str(&metadata).expect("JSON metadata");
+            edit(value.as_object_mut().expect("an object"));
+            sqlx::query("UPDATE task_session_messages SET metadata = $1 WHERE id = $2")
+                .bind(value.to_string())
+                .bind(id)
+                .execute(self.db.pool())
+                .await
+                .expect("write metadata");
+        }
+    }
+
+    /// The database this server (and its replicas) runs on.
     #[must_use]
-    pub fn data_dir(&self) -> &std::path::Path {
-        &self.dir
+    pub fn database(&self) -> &TestDatabase {
+        &self.database
     }
 
     /// An HTTP client for this server.
@@ -269,22 +316,11 @@ async fn parse(response: reqwest::Response) -> (u16, Value) {
     )
 }
 
-fn uuid_like() -> String {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    format!(
-        "{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    )
-}
-
 impl Drop for TestServer {
     fn drop(&mut self) {
         if let Some(shutdown) = self.shutdown.take() {
             let _ = shutdown.send(());
         }
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 

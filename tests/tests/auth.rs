@@ -81,11 +81,11 @@ async fn a4_auth_off_every_caller_is_unscoped_with_the_six_carve_outs() {
         assert_eq!(server.respond(&fresh, &bad).await.0, 400, "{bad}");
     }
     // 5: L16 is refused before the claim.
-    sqlx::query("UPDATE task_session_messages SET metadata = json_remove(metadata, '$.question_id') WHERE pending_id = $1")
-        .bind(&fresh)
-        .execute(server.db().pool())
-        .await
-        .unwrap();
+    server
+        .edit_metadata(&fresh, |m| {
+            m.remove("question_id");
+        })
+        .await;
     assert_eq!(server.respond(&fresh, &pick("q1_opt1")).await.0, 400);
     // And nobody is ever denied: no token needed anywhere.
     assert_eq!(server.get("/workspaces").await.0, 200);
@@ -483,11 +483,7 @@ async fn revoked_and_expired_tokens_are_refused_and_none_is_stored_in_clear() {
         .unwrap()
         .1
         .to_owned();
-    let mut bytes = Vec::new();
-    for entry in std::fs::read_dir(server.data_dir()).unwrap() {
-        bytes.extend(std::fs::read(entry.unwrap().path()).unwrap());
-    }
-    assert!(bytes.len() > 10_000, "read the database files");
+    let bytes = stored_bytes(&server).await;
     for secret in [&token, &expiring, &carol, &agent, &cookie_secret] {
         let found = bytes.windows(secret.len()).any(|w| w == secret.as_bytes());
         assert!(!found, "a secret is stored in clear: {secret:.12}…");
@@ -527,4 +523,30 @@ async fn cors_allows_credentials_for_the_configured_origin_only() {
     let other = preflight("http://evil.example").await.unwrap();
     assert!(other.headers().get("access-control-allow-origin").is_none());
     server.stop().await;
+}
+
+/// Everything the database holds: on SQLite the bytes of its files (main
+/// file and write-ahead log); on PostgreSQL, whose files live with the
+/// server, every row of every table as text.
+async fn stored_bytes(server: &TestServer) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    if clarify_tests::testing_postgres() {
+        for table in clarify_server::db::table_names(server.db()).await.unwrap() {
+            let rows: Vec<(String,)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                "SELECT CAST(t AS TEXT) FROM {table} t"
+            )))
+            .fetch_all(server.db().pool())
+            .await
+            .unwrap();
+            for (row,) in rows {
+                bytes.extend(row.into_bytes());
+            }
+        }
+    } else {
+        for entry in std::fs::read_dir(server.database().dir()).unwrap() {
+            bytes.extend(std::fs::read(entry.unwrap().path()).unwrap());
+        }
+    }
+    assert!(bytes.len() > 1_000, "read the stored data");
+    bytes
 }

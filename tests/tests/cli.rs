@@ -221,9 +221,8 @@ async fn line_starting(
 
 #[tokio::test]
 async fn the_demo_asks_is_answered_then_moves_on_and_is_resumed() {
-    let dir = std::env::temp_dir().join(format!("clarify-demo-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (mut child, url, mut lines) = serve(&dir, &["--demo", "--demo-patience", "1"]).await;
+    let database = clarify_tests::TestDatabase::create().await;
+    let (mut child, url, mut lines) = serve(&database, &["--demo", "--demo-patience", "1"]).await;
     let run = async {
         let open = line_starting(&mut lines, "demo: open ").await;
         assert!(open.contains(&format!("{url}/t/")), "{open}");
@@ -272,12 +271,11 @@ async fn the_demo_asks_is_answered_then_moves_on_and_is_resumed() {
         .await
         .expect("demo finished in time");
     child.kill().await.unwrap();
-    let _ = std::fs::remove_dir_all(dir);
 }
 
-/// `clarify serve` on a fresh SQLite file, with its stdout lines.
+/// `clarify serve` on `database`, with its stdout lines.
 async fn serve(
-    dir: &std::path::Path,
+    database: &clarify_tests::TestDatabase,
     extra: &[&str],
 ) -> (
     tokio::process::Child,
@@ -289,7 +287,7 @@ async fn serve(
         .args(["serve", "--listen", "127.0.0.1:0"])
         .args(extra)
         .arg("--database-url")
-        .arg(format!("sqlite://{}", dir.join("clarify.db").display()))
+        .arg(database.url())
         .kill_on_drop(true)
         .spawn()
         .unwrap();
@@ -303,9 +301,8 @@ async fn serve(
 #[tokio::test]
 async fn json_logs_carry_the_request_id_that_the_response_echoes() {
     use tokio::io::AsyncReadExt as _;
-    let dir = std::env::temp_dir().join(format!("clarify-logs-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (mut child, url, _lines) = serve(&dir, &["--log-format", "json"]).await;
+    let database = clarify_tests::TestDatabase::create().await;
+    let (mut child, url, _lines) = serve(&database, &["--log-format", "json"]).await;
     let client = reqwest::Client::new();
     let given = client
         .get(format!("{url}/healthz"))
@@ -335,14 +332,12 @@ async fn json_logs_carry_the_request_id_that_the_response_echoes() {
         .expect("a log line with the request id");
     let parsed: Value = serde_json::from_str(line).expect("JSON log lines");
     assert_eq!(parsed["span"]["request_id"], "trace-me-42", "{line}");
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[tokio::test]
 async fn sigterm_ends_waits_cleanly_and_leaves_the_question_answerable() {
-    let dir = std::env::temp_dir().join(format!("clarify-term-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (mut child, url, _lines) = serve(&dir, &[]).await;
+    let database = clarify_tests::TestDatabase::create().await;
+    let (mut child, url, _lines) = serve(&database, &[]).await;
     let client = reqwest::Client::new();
     let task: Value = client
         .post(format!("{url}/api/v1/tasks"))
@@ -401,7 +396,7 @@ async fn sigterm_ends_waits_cleanly_and_leaves_the_question_answerable() {
     );
     assert!(child.wait().await.unwrap().success(), "clean exit");
 
-    let (_again, url, _lines) = serve(&dir, &[]).await;
+    let (_again, url, _lines) = serve(&database, &[]).await;
     let reply = client
         .post(format!("{url}/api/v1/clarification/{pending}/respond"))
         .json(&json!({"answers": [{"question_id": "q1", "selected_options": ["q1_opt1"]}]}))
@@ -409,5 +404,4 @@ async fn sigterm_ends_waits_cleanly_and_leaves_the_question_answerable() {
         .await
         .unwrap();
     assert_eq!(reply.status(), 200, "answerable after the restart");
-    let _ = std::fs::remove_dir_all(dir);
 }

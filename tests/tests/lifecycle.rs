@@ -270,6 +270,11 @@ fn p1_there_is_one_claim_and_one_active_rule() {
     let migrations = [
         include_str!("../../server/migrations/sqlite/0001_initial.sql"),
         include_str!("../../server/migrations/sqlite/0002_delivery_pending_index.sql"),
+        include_str!("../../server/migrations/sqlite/0003_auth.sql"),
+        include_str!("../../server/migrations/postgres/0001_initial.sql"),
+        include_str!("../../server/migrations/postgres/0002_delivery_pending_index.sql"),
+        include_str!("../../server/migrations/postgres/0003_auth.sql"),
+        include_str!("../../server/migrations/postgres/0004_replicas.sql"),
     ];
     assert!(
         migrations
@@ -281,15 +286,14 @@ fn p1_there_is_one_claim_and_one_active_rule() {
 
 #[tokio::test]
 async fn p1_no_resolution_table_exists_in_a_migrated_database() {
-    let dir = std::env::temp_dir().join(format!("clarify-p1-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let url = format!("sqlite://{}", dir.join("p1.db").display());
-    let db = clarify_server::db::Db::connect(&url).await.unwrap();
+    let database = clarify_tests::TestDatabase::create().await;
+    let db = clarify_server::db::Db::connect(database.url())
+        .await
+        .unwrap();
     let tables = clarify_server::db::table_names(&db).await.unwrap();
     let names: Vec<&str> = tables.iter().map(String::as_str).collect();
     assert!(names.contains(&"task_session_messages"), "{names:?}");
     assert!(!names.iter().any(|n| n.contains("resolution")), "{names:?}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]

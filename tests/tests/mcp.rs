@@ -320,11 +320,11 @@ async fn l2a_l16_superseded_terminal_and_malformed_bundles_are_not_listed() {
         .await;
     let (_, malformed, agent3) = server.session(None).await;
     let broken = server.ask(&malformed, &agent3, question("broken")).await;
-    sqlx::query("UPDATE task_session_messages SET metadata = json_set(metadata, '$.question_id', '') WHERE pending_id = $1")
-        .bind(&broken)
-        .execute(server.db().pool())
-        .await
-        .unwrap();
+    server
+        .edit_metadata(&broken, |m| {
+            m.insert("question_id".into(), json!(""));
+        })
+        .await;
     let (_, live, agent4) = server.session(None).await;
     let listed = server.ask(&live, &agent4, question("live")).await;
 

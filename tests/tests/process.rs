@@ -1,11 +1,10 @@
 //! The binary as a process: R6 across `kill -9` and restart on the same
-//! SQLite file, and the `clarify token` commands with `--auth`.
+//! database, and the `clarify token` commands with `--auth`.
 
 use std::io::{BufRead as _, BufReader};
-use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use clarify_tests::Receiver;
+use clarify_tests::{Receiver, TestDatabase};
 use serde_json::{Value, json};
 
 /// A `clarify serve` process on 127.0.0.1:0.
@@ -18,14 +17,14 @@ struct Process {
 impl Process {
     /// Starts the binary and reads the URL it prints once it is listening
     /// (it prints only after the database is open).
-    fn start(database: &Path) -> Self {
+    fn start(database: &TestDatabase) -> Self {
         Self::start_with(database, &[])
     }
 
-    fn start_with(database: &Path, extra: &[&str]) -> Self {
+    fn start_with(database: &TestDatabase, extra: &[&str]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_clarify-under-test"))
             .args(["serve", "--listen", "127.0.0.1:0", "--database-url"])
-            .arg(format!("sqlite://{}", database.display()))
+            .arg(database.url())
             .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -88,13 +87,6 @@ impl Drop for Process {
     }
 }
 
-fn temp_db(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("clarify-restart-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join("clarify.db")
-}
-
 /// Creates a task and a session resumed through `webhook`, and asks one
 /// question; returns the pending id.
 async fn ask(server: &Process, webhook: &str) -> String {
@@ -127,7 +119,7 @@ fn yes() -> Value {
 
 #[tokio::test]
 async fn r6_a_bundle_survives_kill_9_and_is_answered_exactly_once() {
-    let database = temp_db("survive");
+    let database = TestDatabase::create().await;
     let receiver = Receiver::start().await;
     let first = Process::start(&database);
     let pending = ask(&first, &receiver.url()).await;
@@ -165,7 +157,7 @@ async fn r6_a_bundle_survives_kill_9_and_is_answered_exactly_once() {
 
 #[tokio::test]
 async fn r6_a_crash_during_the_resume_never_resumes_twice() {
-    let database = temp_db("in-flight");
+    let database = TestDatabase::create().await;
     let receiver = Receiver::start().await;
     let first = Process::start(&database);
     let pending = ask(&first, &receiver.hanging_url()).await;
@@ -201,12 +193,12 @@ async fn r6_a_crash_during_the_resume_never_resumes_twice() {
 }
 
 /// Runs `clarify token …` on `database`; returns its stdout lines.
-fn token_command(database: &Path, args: &[&str]) -> (bool, Vec<String>) {
+fn token_command(database: &TestDatabase, args: &[&str]) -> (bool, Vec<String>) {
     let output = Command::new(env!("CARGO_BIN_EXE_clarify-under-test"))
         .arg("token")
         .args(args)
         .arg("--database-url")
-        .arg(format!("sqlite://{}", database.display()))
+        .arg(database.url())
         .output()
         .expect("run clarify token");
     let stdout = String::from_utf8(output.stdout).unwrap();
@@ -218,7 +210,7 @@ fn token_command(database: &Path, args: &[&str]) -> (bool, Vec<String>) {
 
 #[tokio::test]
 async fn token_create_prints_the_token_last_and_revoke_ends_it() {
-    let database = temp_db("tokens");
+    let database = TestDatabase::create().await;
     let (ok, lines) = token_command(&database, &["create", "--user", "alice"]);
     assert!(ok, "{lines:?}");
     let token = lines.last().unwrap().clone();

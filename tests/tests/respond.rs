@@ -2,6 +2,7 @@
 //! lose to a winner (R2), inactive bundles (409), validation (N*, R2c), R12
 //! key presence, and a real concurrent race (R3).
 
+use clarify_server::db::Backend;
 use clarify_tests::{Receiver, TestServer};
 use serde_json::{Value, json};
 
@@ -383,13 +384,22 @@ async fn r4a_a_failing_claim_is_a_generic_500_and_changes_nothing() {
     let (_, session, token) = server.session(None).await;
     let pending = server.ask(&session, &token, two_questions()).await;
     // A fault inside the database, as a disk or lock failure would be.
-    sqlx::query(
-        "CREATE TRIGGER fail_claims BEFORE UPDATE ON task_session_messages \
-         BEGIN SELECT RAISE(ABORT, 'secret internal detail'); END",
-    )
-    .execute(server.db().pool())
-    .await
-    .unwrap();
+    let fault = match server.db().backend() {
+        Backend::Sqlite => {
+            "CREATE TRIGGER fail_claims BEFORE UPDATE ON task_session_messages \
+             BEGIN SELECT RAISE(ABORT, 'secret internal detail'); END"
+        }
+        Backend::Postgres => {
+            "CREATE FUNCTION fail_claim() RETURNS trigger LANGUAGE plpgsql AS \
+             $$ BEGIN RAISE EXCEPTION 'secret internal detail'; END $$; \
+             CREATE TRIGGER fail_claims BEFORE UPDATE ON task_session_messages \
+             FOR EACH ROW EXECUTE FUNCTION fail_claim()"
+        }
+    };
+    sqlx::raw_sql(fault)
+        .execute(server.db().pool())
+        .await
+        .unwrap();
     let (status, body) = server
         .respond(&pending, &answer("q1_opt1", "q2_opt1"))
         .await;
@@ -398,10 +408,11 @@ async fn r4a_a_failing_claim_is_a_generic_500_and_changes_nothing() {
         (500, json!({"error": "internal error"})),
         "no internals leak"
     );
-    sqlx::query("DROP TRIGGER fail_claims")
-        .execute(server.db().pool())
-        .await
-        .unwrap();
+    let mend = match server.db().backend() {
+        Backend::Sqlite => "DROP TRIGGER fail_claims",
+        Backend::Postgres => "DROP TRIGGER fail_claims ON task_session_messages",
+    };
+    sqlx::query(mend).execute(server.db().pool()).await.unwrap();
     let (_, view) = server.get(&format!("/clarification/{pending}")).await;
     assert_eq!(
         (&view["status"], &view["active"]),
@@ -416,14 +427,13 @@ async fn l16_a_legacy_bundle_without_question_ids_is_refused_before_the_claim() 
     let (task, session, token) = server.session(None).await;
     let pending = server.ask(&session, &token, two_questions()).await;
     // Plant a legacy row: the same bundle with a question that has no id.
-    sqlx::query(
-        "UPDATE task_session_messages SET metadata = json_remove(metadata, '$.question_id') \
-         WHERE pending_id = $1 AND json_extract(metadata, '$.question_index') = 1",
-    )
-    .bind(&pending)
-    .execute(server.db().pool())
-    .await
-    .unwrap();
+    server
+        .edit_metadata(&pending, |m| {
+            if m["question_index"] == 1 {
+                m.remove("question_id");
+            }
+        })
+        .await;
     for body in [answer("q1_opt1", "q2_opt1"), json!({"rejected": true})] {
         let (status, error) = server.respond(&pending, &body).await;
         assert_eq!(status, 400, "{error}");

@@ -232,6 +232,7 @@ pub async fn complete_active_bundle(
     now: i64,
 ) -> sqlx::Result<Option<Vec<StoredMessage>>> {
     let mut tx = db.begin_write().await?;
+    lock_rows(&mut tx, db, Scope::Bundle(pending_id)).await?;
     let responding = db.backend().metadata_set("status", "\"responding\"");
     let claimed: Vec<BundleRow> = sqlx::query_as(super::sql(format!(
         "UPDATE task_session_messages AS m SET metadata = {responding}, updated_at = $2 \
@@ -306,6 +307,7 @@ async fn rewrite_delivery_pending(
     change: impl Fn(&mut ClarificationMetadata),
 ) -> sqlx::Result<bool> {
     let mut tx = db.begin_write().await?;
+    lock_rows(&mut tx, db, Scope::Bundle(pending_id)).await?;
     let bundle = load(&mut *tx, pending_id).await?;
     let mut changed = false;
     for (row, mut message) in bundle
@@ -358,6 +360,36 @@ pub enum Scope<'a> {
     Bundle(&'a str),
 }
 
+impl<'a> Scope<'a> {
+    fn column(self) -> (&'static str, &'a str) {
+        match self {
+            Scope::Session(id) => ("task_session_id", id),
+            Scope::Bundle(id) => ("pending_id", id),
+        }
+    }
+}
+
+/// Locks the clarification rows in `scope` for the rest of the transaction,
+/// always in id order: two writers touching overlapping bundles (a claim on
+/// one replica, a session expiry on another) then queue instead of
+/// deadlocking, and the loser's statements see the winner's commit. SQLite's
+/// `BEGIN IMMEDIATE` has already serialized the writers.
+async fn lock_rows(tx: &mut Tx, db: &Db, scope: Scope<'_>) -> sqlx::Result<()> {
+    if !db.backend().shared() {
+        return Ok(());
+    }
+    let (column, key) = scope.column();
+    sqlx::query(super::sql(format!(
+        "SELECT m.id FROM task_session_messages m \
+         WHERE m.{column} = $1 AND m.type = '{CLARIFICATION_REQUEST}' ORDER BY m.id{}",
+        db.backend().for_update()
+    )))
+    .bind(key)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
 /// A transition of active questions that is not a resolution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Transition {
@@ -382,10 +414,8 @@ pub async fn transition(
     now: i64,
 ) -> sqlx::Result<Vec<String>> {
     let mut tx = db.begin_write().await?;
-    let (column, key) = match scope {
-        Scope::Session(id) => ("task_session_id", id),
-        Scope::Bundle(id) => ("pending_id", id),
-    };
+    lock_rows(&mut tx, db, scope).await?;
+    let (column, key) = scope.column();
     let rows: Vec<(String, String, String)> = sqlx::query_as(super::sql(format!(
         "SELECT m.id, m.pending_id, m.metadata FROM task_session_messages m \
          WHERE m.{column} = $1 AND {}",

@@ -52,4 +52,22 @@ impl Backend {
             Self::Postgres => format!("(jsonb_set(metadata::jsonb, '{{{key}}}', '{json}'))::text"),
         }
     }
+
+    /// The suffix of a SELECT that locks the rows it reads until the
+    /// transaction ends. SQLite needs none: [`super::Db::begin_write`] holds
+    /// the one write lock for the whole transaction.
+    #[must_use]
+    pub fn for_update(self) -> &'static str {
+        match self {
+            Self::Sqlite => "",
+            Self::Postgres => " FOR UPDATE",
+        }
+    }
+
+    /// Whether several processes may share this database (and so need the
+    /// coordination of [`crate::cluster`]).
+    #[must_use]
+    pub fn shared(self) -> bool {
+        matches!(self, Self::Postgres)
+    }
 }

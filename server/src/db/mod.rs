@@ -84,12 +84,10 @@ impl Db {
     async fn migrate(&self) -> Result<(), sqlx::Error> {
         let migrator = match self.backend {
             Backend::Sqlite => sqlx::migrate!("./migrations/sqlite"),
-            Backend::Postgres => {
-                return Err(sqlx::Error::Configuration(
-                    "PostgreSQL is not supported yet; use a sqlite:// URL".into(),
-                ));
-            }
+            Backend::Postgres => sqlx::migrate!("./migrations/postgres"),
         };
+        // sqlx takes an advisory lock on PostgreSQL, so replicas starting at
+        // once apply each migration exactly once.
         migrator
             .run(&self.pool)
             .await
@@ -129,7 +127,7 @@ pub async fn table_names(db: &Db) -> sqlx::Result<Vec<String>> {
     let query = match db.backend {
         Backend::Sqlite => "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
         Backend::Postgres => {
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1"
+            "SELECT CAST(table_name AS TEXT) FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1"
         }
     };
     let rows: Vec<(String,)> = sqlx::query_as(query).fetch_all(&db.pool).await?;

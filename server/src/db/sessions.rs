@@ -3,6 +3,7 @@
 use serde::Serialize;
 use sqlx::{AnyExecutor, FromRow};
 
+use super::{Backend, Tx};
 use crate::clock;
 
 /// Session states (DESIGN.md "Statuses").
@@ -83,6 +84,22 @@ pub async fn get(db: impl AnyExecutor<'_>, id: &str) -> sqlx::Result<Option<Sess
     )))
     .bind(id)
     .fetch_optional(db)
+    .await
+}
+
+/// [`get`] inside a write transaction, holding the session's row until it
+/// ends: whatever this transaction adds to the session cannot interleave
+/// with another replica ending it.
+///
+/// # Errors
+/// Database errors.
+pub async fn lock(tx: &mut Tx, backend: Backend, id: &str) -> sqlx::Result<Option<Session>> {
+    sqlx::query_as(super::sql(format!(
+        "SELECT {COLUMNS} FROM task_sessions WHERE id = $1{}",
+        backend.for_update()
+    )))
+    .bind(id)
+    .fetch_optional(&mut **tx)
     .await
 }
 

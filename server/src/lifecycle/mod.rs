@@ -136,7 +136,7 @@ impl Lifecycle {
         let spec = validate_new_bundle(new).map_err(|e| Error::BadRequest(e.to_string()))?;
         let now = now_micros();
         let mut tx = self.db.begin_write().await?;
-        let session = sessions::get(&mut *tx, session_id)
+        let session = sessions::lock(&mut tx, self.db.backend(), session_id)
             .await?
             .ok_or(Error::NotFound("session"))?;
         if sessions::is_terminal(&session.state) {
