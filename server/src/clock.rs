@@ -10,6 +10,12 @@ pub fn now_micros() -> i64 {
     Utc::now().timestamp_micros()
 }
 
+/// A span of time in the database's unit (saturating).
+#[must_use]
+pub fn micros(duration: std::time::Duration) -> i64 {
+    i64::try_from(duration.as_micros()).unwrap_or(i64::MAX)
+}
+
 /// `micros` as RFC 3339 in UTC with microsecond precision.
 #[must_use]
 pub fn rfc3339(micros: i64) -> String {

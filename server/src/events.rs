@@ -1,20 +1,22 @@
 //! Live events for browsers (`GET /api/v1/ws`): a broadcast of
-//! `{type: "notification", action, payload, timestamp}`.
+//! `{type: "notification", action, payload, timestamp}`, relayed to the
+//! other replicas when there are any ([`crate::cluster`]).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, mpsc};
 
 use crate::clock;
+use crate::cluster::Relayed;
 
 /// One event as sent on the socket.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Event {
     /// Always `notification`.
     #[serde(rename = "type")]
-    pub kind: &'static str,
+    pub kind: String,
     /// `session.message.added`, `session.message.updated`, `task.updated`, …
-    pub action: &'static str,
+    pub action: String,
     /// The changed object.
     pub payload: Value,
     /// When it happened (RFC 3339).
@@ -25,25 +27,48 @@ pub struct Event {
 #[derive(Debug, Clone)]
 pub struct Events {
     sender: broadcast::Sender<Event>,
+    relay: Option<mpsc::UnboundedSender<Relayed>>,
 }
 
 impl Default for Events {
     fn default() -> Self {
         Self {
             sender: broadcast::channel(1024).0,
+            relay: None,
         }
     }
 }
 
 impl Events {
-    /// Publishes an event to every subscriber (none is fine).
-    pub fn publish(&self, action: &'static str, payload: Value) {
-        let _ = self.sender.send(Event {
-            kind: "notification",
-            action,
+    /// The same hub, also sending every event it publishes to `relay` (the
+    /// other replicas).
+    #[must_use]
+    pub fn relayed_to(&self, relay: Option<mpsc::UnboundedSender<Relayed>>) -> Self {
+        Self {
+            sender: self.sender.clone(),
+            relay,
+        }
+    }
+
+    /// Publishes an event to every subscriber (none is fine), here and on
+    /// the other replicas.
+    pub fn publish(&self, action: &str, payload: Value) {
+        let event = Event {
+            kind: "notification".to_owned(),
+            action: action.to_owned(),
             payload,
             timestamp: clock::rfc3339(clock::now_micros()),
-        });
+        };
+        if let Some(relay) = &self.relay {
+            let _ = relay.send(Relayed::Event(event.clone()));
+        }
+        self.publish_here(event);
+    }
+
+    /// Publishes an event to this replica's subscribers only (one relayed
+    /// from another replica).
+    pub fn publish_here(&self, event: Event) {
+        let _ = self.sender.send(event);
     }
 
     /// A new subscription.

@@ -5,6 +5,7 @@ pub mod auth;
 pub mod cli;
 pub mod client;
 pub mod clock;
+pub mod cluster;
 pub mod db;
 pub mod events;
 pub mod http;

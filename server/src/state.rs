@@ -1,8 +1,11 @@
 //! Shared state handed to every request handler.
 
+use crate::clock::{micros, now_micros};
+use crate::cluster::Cluster;
 use crate::db::Db;
 use crate::events::Events;
-use crate::lifecycle::Lifecycle;
+use crate::lifecycle::waiters::Waiters;
+use crate::lifecycle::{Lifecycle, ORPHAN_AFTER};
 
 /// How the server was started.
 #[derive(Clone, Debug, Default)]
@@ -36,15 +39,28 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// State over an open database. Runs start-up reconciliation (R6).
+    /// State over an open database. Joins the other replicas, if any, and
+    /// runs start-up reconciliation (R6).
     ///
     /// # Errors
     /// Database errors during reconciliation.
     pub async fn new(db: Db, config: Config) -> Result<Self, crate::http::error::Error> {
-        let events = Events::default();
         let shutdown = tokio_util::sync::CancellationToken::new();
-        let lifecycle = Lifecycle::new(db, events.clone(), shutdown.clone());
-        lifecycle.reconcile().await?;
+        let waiters = Waiters::default();
+        let here = Events::default();
+        let cluster = Cluster::join(&db, &waiters, &here, &shutdown).await?;
+        let events = here.relayed_to(cluster.outbound());
+        let shared = db.backend().shared();
+        let lifecycle = Lifecycle::new(db, waiters, events.clone(), cluster, shutdown.clone());
+        if shared {
+            // Other replicas may be delivering their claims right now: only
+            // the abandoned ones are reconciled, now and from time to time.
+            let cutoff = now_micros() - micros(ORPHAN_AFTER);
+            lifecycle.reconcile(Some(cutoff)).await?;
+            tokio::spawn(lifecycle.clone().sweep_abandoned(shutdown.clone()));
+        } else {
+            lifecycle.reconcile(None).await?;
+        }
         Ok(Self {
             lifecycle,
             events,

@@ -1,8 +1,9 @@
 //! How `list_pending_questions_kandev` scales with history: the same 50
 //! pending bundles listed over 0, 20 000 and 200 000 answered messages in a
-//! real SQLite file. Prints the median per size and its ratio to the empty
-//! history baseline — flat means the list reads the open-questions index,
-//! not the history.
+//! real SQLite file, or a real PostgreSQL database when
+//! `CLARIFY_TEST_POSTGRES_URL` is set. Prints the median per size and its
+//! ratio to the empty history baseline — flat means the list reads the
+//! open-questions index, not the history.
 
 use std::time::{Duration, Instant};
 
@@ -36,15 +37,21 @@ async fn seed_history(state: &AppState, session_id: &str, task_id: &str, count: 
         .unwrap();
     }
     tx.commit().await.unwrap();
+    if state.db().backend() == clarify_server::db::Backend::Postgres {
+        // As autovacuum would after a bulk load: PostgreSQL plans from
+        // statistics.
+        sqlx::query("ANALYZE")
+            .execute(state.db().pool())
+            .await
+            .unwrap();
+    }
 }
 
 async fn median_list_time(history: usize) -> Duration {
-    let dir = std::env::temp_dir().join(format!("clarify-bench-{}-{history}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let db =
-        clarify_server::db::Db::connect(&format!("sqlite://{}", dir.join("bench.db").display()))
-            .await
-            .unwrap();
+    let database = clarify_tests::TestDatabase::create().await;
+    let db = clarify_server::db::Db::connect(database.url())
+        .await
+        .unwrap();
     let state = AppState::new(db, Config::default()).await.unwrap();
     let lifecycle = &state.lifecycle;
     let now = clarify_server::clock::now_micros();
@@ -75,7 +82,10 @@ async fn median_list_time(history: usize) -> Duration {
         clarify_server::db::sessions::insert(state.db().pool(), &session, &format!("hash-{i}"))
             .await
             .unwrap();
-        lifecycle.create_bundle(&session.id, &bundle).await.unwrap();
+        lifecycle
+            .create_bundle(&session.id, &bundle, false)
+            .await
+            .unwrap();
         sessions.push(session.id);
     }
     seed_history(&state, &sessions[0], "task", history).await;
@@ -95,14 +105,20 @@ async fn median_list_time(history: usize) -> Duration {
         assert_eq!(page.count, PENDING);
     }
     times.sort();
-    let _ = std::fs::remove_dir_all(dir);
     times[RUNS / 2]
 }
 
 #[tokio::main]
 async fn main() {
     let baseline = median_list_time(0).await;
-    println!("list_pending_questions_kandev, {PENDING} pending bundles, median of {RUNS}:");
+    let backend = if clarify_tests::testing_postgres() {
+        "PostgreSQL"
+    } else {
+        "SQLite"
+    };
+    println!(
+        "list_pending_questions_kandev on {backend}, {PENDING} pending bundles, median of {RUNS}:"
+    );
     println!("  history        0 messages: {baseline:>10.2?}  (baseline)");
     for history in [20_000, 200_000] {
         let median = median_list_time(history).await;

@@ -207,6 +207,40 @@ impl TestServer {
     }
 }
 
+/// A browser's live event stream (`/api/v1/ws`) on one server.
+pub type EventSocket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+impl TestServer {
+    /// Opens the live event stream as an unauthenticated browser.
+    ///
+    /// # Panics
+    /// When the upgrade fails.
+    pub async fn events(&self) -> EventSocket {
+        tokio_tungstenite::connect_async(self.url("/api/v1/ws").replace("http://", "ws://"))
+            .await
+            .expect("websocket")
+            .0
+    }
+}
+
+/// The next event with `action` on `socket`, skipping others.
+///
+/// # Panics
+/// When the socket closes first.
+pub async fn next_event(socket: &mut EventSocket, action: &str) -> Value {
+    use futures_util::StreamExt as _;
+    loop {
+        let frame = socket.next().await.expect("socket open").expect("frame");
+        if let tokio_tungstenite::tungstenite::Message::Text(text) = frame {
+            let event: Value = serde_json::from_str(&text).expect("JSON event");
+            if event["action"] == action {
+                return event;
+            }
+        }
+    }
+}
+
 /// The REST API as one caller (with a bearer token or none). Every method
 /// panics when the request fails at the HTTP level.
 #[derive(Debug, Clone)]

@@ -6,8 +6,7 @@ use std::time::Duration;
 
 use clarify_server::Config;
 use clarify_tests::mcp::{call, connect, err, ok};
-use clarify_tests::{Receiver, TestServer};
-use futures_util::StreamExt as _;
+use clarify_tests::{Receiver, TestServer, next_event};
 use serde_json::{Value, json};
 
 fn question(prompt: &str) -> Value {
@@ -430,24 +429,6 @@ async fn r3_rest_and_mcp_race_with_exactly_one_winner() {
     server.stop().await;
 }
 
-async fn next_event(
-    socket: &mut tokio_tungstenite::WebSocketStream<
-        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
-    >,
-    action: &str,
-) -> Value {
-    loop {
-        if let tokio_tungstenite::tungstenite::Message::Text(text) =
-            socket.next().await.unwrap().unwrap()
-        {
-            let event: Value = serde_json::from_str(&text).unwrap();
-            if event["action"] == action {
-                return event;
-            }
-        }
-    }
-}
-
 #[tokio::test]
 async fn the_agent_blocks_until_a_rest_answer_with_progress_meanwhile() {
     let server = TestServer::start_with(Config {
@@ -458,10 +439,7 @@ async fn the_agent_blocks_until_a_rest_answer_with_progress_meanwhile() {
     let (_, _, agent_token) = server.session(None).await;
     let agent = connect(&server, "/mcp/agent", Some(&agent_token)).await;
     let mut progress = agent.service().progress_count();
-    let (mut socket, _) =
-        tokio_tungstenite::connect_async(server.url("/api/v1/ws").replace("http://", "ws://"))
-            .await
-            .unwrap();
+    let mut socket = server.events().await;
 
     let asking = tokio::spawn(async move {
         call(
@@ -517,10 +495,7 @@ async fn cancelling_the_call_detaches_and_a_later_answer_resumes_the_agent() {
         .session(Some(json!({"webhook_url": receiver.url()})))
         .await;
     let agent = connect(&server, "/mcp/agent", Some(&agent_token)).await;
-    let (mut socket, _) =
-        tokio_tungstenite::connect_async(server.url("/api/v1/ws").replace("http://", "ws://"))
-            .await
-            .unwrap();
+    let mut socket = server.events().await;
     let arguments = json!({"questions": [{"prompt": "Continue?", "options": [{"label": "yes"}, {"label": "no"}]}]});
     let handle = agent
         .send_cancellable_request(

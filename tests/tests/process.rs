@@ -90,6 +90,12 @@ impl Drop for Process {
 /// Creates a task and a session resumed through `webhook`, and asks one
 /// question; returns the pending id.
 async fn ask(server: &Process, webhook: &str) -> String {
+    ask_and(server, webhook, false).await.0
+}
+
+/// [`ask`], by an agent that will poll for the answer when `attach`;
+/// returns the pending id and the agent's token.
+async fn ask_and(server: &Process, webhook: &str, attach: bool) -> (String, String) {
     let (_, task) = server.post("/tasks", &json!({"title": "restart"})).await;
     let task_id = task["id"].as_str().unwrap();
     let (_, session) = server
@@ -98,7 +104,7 @@ async fn ask(server: &Process, webhook: &str) -> String {
             &json!({"resume": {"webhook_url": webhook}}),
         )
         .await;
-    let body = json!({"session_id": session["id"], "questions": [
+    let body = json!({"session_id": session["id"], "attach": attach, "questions": [
         {"prompt": "Proceed?", "options": [{"label": "yes"}, {"label": "no"}]}
     ]});
     let (status, created) = server
@@ -110,7 +116,10 @@ async fn ask(server: &Process, webhook: &str) -> String {
         )
         .await;
     assert_eq!(status, 201, "{created}");
-    created["pending_id"].as_str().unwrap().to_owned()
+    (
+        created["pending_id"].as_str().unwrap().to_owned(),
+        session["agent_token"].as_str().unwrap().to_owned(),
+    )
 }
 
 fn yes() -> Value {
@@ -190,6 +199,57 @@ async fn r6_a_crash_during_the_resume_never_resumes_twice() {
     );
     assert_eq!(receiver.hanging_count(), 1);
     assert_eq!(receiver.count(), 0);
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL"]
+async fn a_replica_killed_mid_wait_leaves_the_bundle_answerable_through_the_survivor() {
+    assert!(
+        clarify_tests::testing_postgres(),
+        "set CLARIFY_TEST_POSTGRES_URL"
+    );
+    let database = TestDatabase::create().await;
+    let receiver = Receiver::start().await;
+    let doomed = Process::start(&database);
+    let survivor = Process::start(&database);
+    let (pending, agent) = ask_and(&doomed, &receiver.url(), true).await;
+    let wait_on = |base: &str| {
+        let url = format!("{base}/api/v1/clarification/{pending}/wait?timeout=60");
+        let agent = agent.clone();
+        tokio::spawn(async move {
+            reqwest::Client::new()
+                .get(url)
+                .bearer_auth(agent)
+                .send()
+                .await
+        })
+    };
+
+    let blocked = wait_on(&doomed.base);
+    doomed.kill9();
+    assert!(
+        blocked.await.unwrap().is_err(),
+        "the long poll died with its replica"
+    );
+
+    // The agent polls again through the load balancer, reaching the survivor.
+    let again = wait_on(&survivor.base);
+    let (status, won) = survivor
+        .post(&format!("/clarification/{pending}/respond"), &yes())
+        .await;
+    assert_eq!((status, &won["claimed"]), (200, &json!(true)), "{won}");
+    let waited = again
+        .await
+        .unwrap()
+        .expect("the survivor answered the poll");
+    assert_eq!(waited.status(), 200);
+    let waited: Value = waited.json().await.unwrap();
+    assert_eq!(waited["response"]["answers"], won["response"]["answers"]);
+    assert_eq!(
+        receiver.count(),
+        0,
+        "the agent was still polling: answered live, not resumed"
+    );
 }
 
 /// Runs `clarify token …` on `database`; returns its stdout lines.

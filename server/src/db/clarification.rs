@@ -279,7 +279,21 @@ pub async fn complete_active_bundle(
 /// # Errors
 /// Database errors.
 pub async fn restore(db: &Db, pending_id: &str, now: i64) -> sqlx::Result<bool> {
-    rewrite_delivery_pending(db, pending_id, now, |meta| {
+    restore_abandoned(db, pending_id, now, None).await
+}
+
+/// [`restore`], limited to rows untouched since `before` (when given): a
+/// claim another replica is delivering right now is left alone.
+///
+/// # Errors
+/// Database errors.
+pub async fn restore_abandoned(
+    db: &Db,
+    pending_id: &str,
+    now: i64,
+    before: Option<i64>,
+) -> sqlx::Result<bool> {
+    rewrite_delivery_pending(db, pending_id, now, before, |meta| {
         meta.status = Status::Pending.as_str().to_owned();
         meta.response = None;
         meta.response_delivery_pending = false;
@@ -293,17 +307,33 @@ pub async fn restore(db: &Db, pending_id: &str, now: i64) -> sqlx::Result<bool> 
 /// # Errors
 /// Database errors.
 pub async fn finalize(db: &Db, pending_id: &str, now: i64) -> sqlx::Result<bool> {
-    rewrite_delivery_pending(db, pending_id, now, |meta| {
+    finalize_abandoned(db, pending_id, now, None).await
+}
+
+/// [`finalize`], limited like [`restore_abandoned`].
+///
+/// # Errors
+/// Database errors.
+pub async fn finalize_abandoned(
+    db: &Db,
+    pending_id: &str,
+    now: i64,
+    before: Option<i64>,
+) -> sqlx::Result<bool> {
+    rewrite_delivery_pending(db, pending_id, now, before, |meta| {
         meta.response_delivery_pending = false;
         meta.resume_attempted = false;
     })
     .await
 }
 
+/// Rewrites the claimed, undelivered rows of a bundle under their row locks,
+/// so two replicas reconciling at once change each row once.
 async fn rewrite_delivery_pending(
     db: &Db,
     pending_id: &str,
     now: i64,
+    untouched_before: Option<i64>,
     change: impl Fn(&mut ClarificationMetadata),
 ) -> sqlx::Result<bool> {
     let mut tx = db.begin_write().await?;
@@ -314,7 +344,8 @@ async fn rewrite_delivery_pending(
         .iter()
         .flat_map(|b| b.rows.iter().zip(b.messages.clone()))
     {
-        if !message.metadata.response_delivery_pending {
+        let in_use = untouched_before.is_some_and(|before| row.updated_at >= before);
+        if !message.metadata.response_delivery_pending || in_use {
             continue;
         }
         change(&mut message.metadata);
@@ -345,7 +376,7 @@ pub async fn delivery_pending(db: impl AnyExecutor<'_>) -> sqlx::Result<Vec<Stri
 /// # Errors
 /// Database errors.
 pub async fn mark_resume_attempted(db: &Db, pending_id: &str, now: i64) -> sqlx::Result<bool> {
-    rewrite_delivery_pending(db, pending_id, now, |meta| {
+    rewrite_delivery_pending(db, pending_id, now, None, |meta| {
         meta.resume_attempted = true;
     })
     .await

@@ -9,6 +9,7 @@ pub mod clarification;
 pub mod dialect;
 pub mod messages;
 pub mod pending;
+pub mod replicas;
 pub mod sessions;
 pub mod tasks;
 pub mod turns;
@@ -30,6 +31,7 @@ pub const DEFAULT_DATABASE_URL: &str = "sqlite://clarify.db?mode=rwc";
 pub struct Db {
     pool: AnyPool,
     backend: Backend,
+    url: std::sync::Arc<str>,
 }
 
 /// A transaction on the shared pool.
@@ -76,7 +78,11 @@ impl Db {
             // Persistent in the file: readers never block the writer.
             pool.execute("PRAGMA journal_mode = WAL").await?;
         }
-        let db = Self { pool, backend };
+        let db = Self {
+            pool,
+            backend,
+            url: url.into(),
+        };
         db.migrate().await?;
         Ok(db)
     }
@@ -98,6 +104,13 @@ impl Db {
     #[must_use]
     pub fn pool(&self) -> &AnyPool {
         &self.pool
+    }
+
+    /// The URL it was opened with (for connections outside the pool, such
+    /// as a PostgreSQL listener).
+    #[must_use]
+    pub fn url(&self) -> &str {
+        &self.url
     }
 
     /// Which database this is.

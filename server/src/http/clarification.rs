@@ -65,11 +65,8 @@ pub async fn create(
     };
     let created = state
         .lifecycle
-        .create_bundle(&session_id, &body.bundle)
+        .create_bundle(&session_id, &body.bundle, body.attach)
         .await?;
-    if body.attach {
-        state.lifecycle.waiters().touch(&created.pending_id);
-    }
     let status = if created.created {
         StatusCode::CREATED
     } else {

@@ -18,7 +18,8 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::auth::{self, Caller};
-use crate::clock::{self, now_micros};
+use crate::clock::{self, micros, now_micros};
+use crate::cluster::Cluster;
 use crate::db::clarification::{self as repo, Bundle, Scope, Transition};
 use crate::db::messages::{self, CLARIFICATION_REQUEST, Message};
 use crate::db::{Db, sessions, turns};
@@ -62,18 +63,27 @@ pub struct Lifecycle {
     db: Db,
     waiters: Waiters,
     events: Events,
+    cluster: Cluster,
     http: reqwest::Client,
     shutdown: tokio_util::sync::CancellationToken,
 }
 
 impl Lifecycle {
-    /// A service over `db`.
+    /// A service over `db`, holding its waiters in `waiters` and reaching
+    /// the other replicas (if any) through `cluster`.
     #[must_use]
-    pub fn new(db: Db, events: Events, shutdown: tokio_util::sync::CancellationToken) -> Self {
+    pub fn new(
+        db: Db,
+        waiters: Waiters,
+        events: Events,
+        cluster: Cluster,
+        shutdown: tokio_util::sync::CancellationToken,
+    ) -> Self {
         Self {
             db,
-            waiters: Waiters::default(),
+            waiters,
             events,
+            cluster,
             http: reqwest::Client::new(),
             shutdown,
         }
@@ -94,12 +104,29 @@ impl Lifecycle {
     /// Creates a bundle on `session_id`'s current turn (starting one if the
     /// session has none open) and puts the session in `WAITING_FOR_INPUT`.
     /// An identical active request returns the existing `pending_id`.
+    /// `attach`: the agent is about to poll for the answer, so it counts as
+    /// attached (for [`waiters::GRACE`]) from the moment the bundle exists.
     ///
     /// # Errors
     /// 400 for an invalid bundle, 404 for an unknown session, 409 for an
     /// ended one.
-    pub async fn create_bundle(&self, session_id: &str, new: &NewBundle) -> Result<Created> {
-        self.create_bundle_as(session_id, new, new_id()).await
+    pub async fn create_bundle(
+        &self,
+        session_id: &str,
+        new: &NewBundle,
+        attach: bool,
+    ) -> Result<Created> {
+        let pending_id = new_id();
+        if attach {
+            self.waiters.touch(&pending_id);
+        }
+        let created = self
+            .create_bundle_as(session_id, new, pending_id, attach)
+            .await?;
+        if attach && !created.created {
+            self.waiters.touch(&created.pending_id);
+        }
+        Ok(created)
     }
 
     /// Creates a bundle for an agent that will block on it: the waiter is
@@ -116,7 +143,7 @@ impl Lifecycle {
         let pending_id = new_id();
         let waiting = self.waiters.wait(&pending_id);
         let created = self
-            .create_bundle_as(session_id, new, pending_id.clone())
+            .create_bundle_as(session_id, new, pending_id.clone(), true)
             .await?;
         let waiting = if created.pending_id == pending_id {
             waiting
@@ -132,6 +159,7 @@ impl Lifecycle {
         session_id: &str,
         new: &NewBundle,
         pending_id: String,
+        attach: bool,
     ) -> Result<Created> {
         let spec = validate_new_bundle(new).map_err(|e| Error::BadRequest(e.to_string()))?;
         let now = now_micros();
@@ -146,9 +174,13 @@ impl Lifecycle {
             let same_questions = bundle_questions(&bundle.messages) == spec.questions;
             let same_context = bundle.messages[0].metadata.context == spec.context;
             if same_questions && same_context {
+                let pending_id = bundle.messages[0].metadata.pending_id.clone();
+                if attach {
+                    self.cluster.attach(&mut *tx, &pending_id).await?;
+                }
                 tx.commit().await?;
                 return Ok(Created {
-                    pending_id: bundle.messages[0].metadata.pending_id.clone(),
+                    pending_id,
                     created: false,
                 });
             }
@@ -198,6 +230,11 @@ impl Lifecycle {
             now,
         )
         .await?;
+        if attach {
+            // In the same transaction: no replica ever sees the bundle
+            // without its agent attached.
+            self.cluster.attach(&mut *tx, &pending_id).await?;
+        }
         tx.commit().await?;
         // Published only once durable, so no browser sees a question that a
         // failed commit never stored.
@@ -297,9 +334,8 @@ impl Lifecycle {
             .any(|m| m.metadata.agent_disconnected);
         let now = now_micros();
 
-        let accepted = if !detached && self.waiters.is_attached(pending_id) {
-            self.waiters
-                .wake(pending_id, Wake::Resolved(response.clone()));
+        let accepted = if !detached && self.is_attached(pending_id).await? {
+            self.wake(pending_id, &Wake::Resolved(response.clone()));
             true
         } else if matches!(outcome, Outcome::Rejected { .. }) {
             true
@@ -348,7 +384,12 @@ impl Lifecycle {
             prompt: &prompt,
             response,
         };
-        repo::mark_resume_attempted(&self.db, &response.pending_id, now_micros()).await?;
+        if !repo::mark_resume_attempted(&self.db, &response.pending_id, now_micros()).await? {
+            // No longer ours to deliver: reconciliation took the claim back
+            // (this replica looked dead), so nothing may reach the agent.
+            tracing::warn!(pending_id = %response.pending_id, "claim reconciled before its resume");
+            return Ok(false);
+        }
         if !resume::dispatch(&self.http, &target, &payload).await {
             return Ok(false);
         }
@@ -402,7 +443,7 @@ impl Lifecycle {
             status,
             active,
             agent_disconnected,
-            agent_waiting: !agent_disconnected && self.waiters.is_attached(&pending_id),
+            agent_waiting: !agent_disconnected && self.is_attached(&pending_id).await?,
             response: won.map(|w| w.to_response(&pending_id, &clock::rfc3339(bundle.updated_at()))),
         })
     }
@@ -423,6 +464,7 @@ impl Lifecycle {
         // Register before reading, so a resolution between the read and the
         // wait still wakes us.
         let mut waiting = self.waiters.wait(pending_id);
+        self.cluster.attach(self.db.pool(), pending_id).await?;
         self.await_outcome(pending_id, &mut waiting, timeout).await
     }
 
@@ -595,7 +637,7 @@ impl Lifecycle {
         let turn = turns::Turn::starting(session_id, now);
         turns::insert(self.db.pool(), &turn).await?;
         for pending_id in &superseded {
-            self.waiters.wake(pending_id, Wake::Closed);
+            self.wake(pending_id, &Wake::Closed);
         }
         Ok(turn)
     }
@@ -629,34 +671,74 @@ impl Lifecycle {
     /// unless a resume dispatch had started, which may have reached the
     /// agent; that one is kept (an answer reaches the agent at most once).
     ///
+    /// `abandoned_before`: only claims untouched since then, when other
+    /// replicas may be delivering theirs right now (see [`ORPHAN_AFTER`]);
+    /// `None` takes every claim (one process, just started).
+    ///
     /// # Errors
     /// Database errors.
-    pub async fn reconcile(&self) -> Result<usize> {
-        let pending = repo::delivery_pending(self.db.pool()).await?;
-        for pending_id in &pending {
-            let attempted = repo::load(self.db.pool(), pending_id)
+    pub async fn reconcile(&self, abandoned_before: Option<i64>) -> Result<usize> {
+        let mut reconciled = 0;
+        for pending_id in repo::delivery_pending(self.db.pool()).await? {
+            let attempted = repo::load(self.db.pool(), &pending_id)
                 .await?
                 .is_some_and(|b| b.messages.iter().any(|m| m.metadata.resume_attempted));
-            if attempted {
-                tracing::warn!(
-                    pending_id,
-                    "keeping a clarification whose resume was in flight at a crash"
-                );
-                repo::finalize(&self.db, pending_id, now_micros()).await?;
+            let now = now_micros();
+            let changed = if attempted {
+                repo::finalize_abandoned(&self.db, &pending_id, now, abandoned_before).await?
             } else {
-                tracing::warn!(
-                    pending_id,
-                    "restoring a clarification whose delivery was interrupted"
-                );
-                repo::restore(&self.db, pending_id, now_micros()).await?;
+                repo::restore_abandoned(&self.db, &pending_id, now, abandoned_before).await?
+            };
+            if changed {
+                reconciled += 1;
+                if attempted {
+                    tracing::warn!(
+                        pending_id,
+                        "kept a clarification whose resume was in flight at a crash"
+                    );
+                } else {
+                    tracing::warn!(
+                        pending_id,
+                        "restored a clarification whose delivery was interrupted"
+                    );
+                    self.publish_bundle(&pending_id).await?;
+                }
             }
         }
-        Ok(pending.len())
+        Ok(reconciled)
+    }
+
+    /// Reconciles abandoned claims every [`SWEEP_EVERY`] until `shutdown`:
+    /// with several replicas, one that crashed is not restarted to do it.
+    pub async fn sweep_abandoned(self, shutdown: tokio_util::sync::CancellationToken) {
+        let mut tick = tokio::time::interval(SWEEP_EVERY);
+        loop {
+            tokio::select! {
+                () = shutdown.cancelled() => return,
+                _ = tick.tick() => {}
+            }
+            let cutoff = now_micros() - micros(ORPHAN_AFTER);
+            if let Err(error) = self.reconcile(Some(cutoff)).await {
+                tracing::warn!(%error, "reconciling abandoned claims failed");
+            }
+        }
+    }
+
+    /// Wakes the waiters on `pending_id`, here and on the other replicas.
+    fn wake(&self, pending_id: &str, wake: &Wake) {
+        self.waiters.wake(pending_id, wake.clone());
+        self.cluster.wake(pending_id, wake);
+    }
+
+    /// Whether the asking agent is waiting for `pending_id` (or polled moments
+    /// ago), on this replica or another.
+    async fn is_attached(&self, pending_id: &str) -> Result<bool> {
+        Ok(self.waiters.is_attached(pending_id) || self.cluster.is_attached(pending_id).await?)
     }
 
     async fn closed(&self, pending_ids: &[String], session_id: &str, task_id: &str) -> Result<()> {
         for pending_id in pending_ids {
-            self.waiters.wake(pending_id, Wake::Closed);
+            self.wake(pending_id, &Wake::Closed);
             self.publish_bundle(pending_id).await?;
         }
         if !pending_ids.is_empty() {
@@ -712,6 +794,14 @@ impl Lifecycle {
         );
     }
 }
+
+/// How long a claim may sit undelivered before another replica takes it for
+/// abandoned (its replica died mid-delivery): far longer than any delivery
+/// takes, a resume dispatch being bounded by [`resume::WEBHOOK_TIMEOUT`].
+pub const ORPHAN_AFTER: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// How often replicas look for abandoned claims.
+pub const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Every state a bundle can put a session into WAITING_FOR_INPUT from.
 const NON_TERMINAL: [&str; 5] = [

@@ -14,7 +14,8 @@ use tokio::sync::watch;
 pub const GRACE: Duration = Duration::from_secs(30);
 
 /// What wakes a waiter.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "wake", content = "response", rename_all = "snake_case")]
 pub enum Wake {
     /// Still waiting.
     Nothing,
@@ -85,6 +86,31 @@ impl Waiters {
         if let Some(entry) = self.lock().get(pending_id) {
             entry.wake.send_replace(wake);
         }
+    }
+
+    /// Makes every waiter re-read its bundle from the database: a wake may
+    /// have been missed (the link to the other replicas dropped).
+    pub fn recheck_all(&self) {
+        for entry in self.lock().values() {
+            entry.wake.send_modify(|_| {});
+        }
+    }
+
+    /// Until when each bundle counts as attached here, as time left from now:
+    /// [`GRACE`] ahead while someone waits, else [`GRACE`] after the last poll.
+    #[must_use]
+    pub fn attached_for(&self) -> Vec<(String, Duration)> {
+        self.lock()
+            .iter()
+            .filter_map(|(pending_id, e)| {
+                let left = if e.waiting > 0 {
+                    GRACE
+                } else {
+                    GRACE.checked_sub(e.last_seen.elapsed())?
+                };
+                Some((pending_id.clone(), left))
+            })
+            .collect()
     }
 
     fn release(&self, pending_id: &str) {

@@ -1,0 +1,115 @@
+//! Messages between replicas: each is a row of `replica_messages` whose id
+//! a `NOTIFY` announces (a NOTIFY payload is capped at 8000 bytes; an event
+//! is not). Each replica sends in order from one queue and listens on one
+//! dedicated connection.
+
+use std::sync::Arc;
+
+use sqlx::postgres::PgListener;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::Relayed;
+use crate::clock::now_micros;
+use crate::db::{Db, replicas};
+use crate::events::Events;
+use crate::lifecycle::waiters::Waiters;
+
+/// A listener on the replicas' channel.
+pub(super) async fn listen(db: &Db) -> sqlx::Result<PgListener> {
+    let mut listener = PgListener::connect(db.url()).await?;
+    listener.listen(replicas::CHANNEL).await?;
+    Ok(listener)
+}
+
+/// Sends the queued messages in order until shutdown, then what is left.
+pub(super) async fn send(
+    db: Db,
+    replica: Arc<str>,
+    mut queue: mpsc::UnboundedReceiver<Relayed>,
+    shutdown: CancellationToken,
+) {
+    loop {
+        let message = tokio::select! {
+            message = queue.recv() => message,
+            () = shutdown.cancelled() => break,
+        };
+        let Some(message) = message else { return };
+        send_one(&db, &replica, &message).await;
+    }
+    while let Ok(message) = queue.try_recv() {
+        send_one(&db, &replica, &message).await;
+    }
+}
+
+async fn send_one(db: &Db, replica: &str, message: &Relayed) {
+    let Ok(payload) = serde_json::to_string(message) else {
+        return;
+    };
+    if let Err(error) = replicas::send(db.pool(), replica, &payload, now_micros()).await {
+        // The other replicas' waiters still re-read the database; browsers
+        // there catch up on their next read.
+        tracing::warn!(%error, "could not relay a message to the other replicas");
+    }
+}
+
+/// Applies the other replicas' messages here until shutdown.
+pub(super) async fn receive(
+    mut listener: PgListener,
+    db: Db,
+    replica: Arc<str>,
+    waiters: Waiters,
+    events: Events,
+    shutdown: CancellationToken,
+) {
+    loop {
+        let notification = tokio::select! {
+            () = shutdown.cancelled() => return,
+            notification = listener.try_recv() => notification,
+        };
+        match notification {
+            Ok(Some(notification)) => {
+                let Some((origin, id)) = notification.payload().split_once(' ') else {
+                    continue;
+                };
+                if origin == &*replica {
+                    continue;
+                }
+                let Ok(id) = id.parse::<i64>() else { continue };
+                apply(&db, id, &waiters, &events).await;
+            }
+            Ok(None) => {
+                // The connection dropped and the next call reconnects:
+                // whatever was announced meanwhile is lost, so every waiter
+                // here re-reads its bundle.
+                tracing::warn!("lost the link to the other replicas; reconnecting");
+                waiters.recheck_all();
+            }
+            Err(error) => {
+                tracing::warn!(%error, "listening to the other replicas failed; retrying");
+                waiters.recheck_all();
+                tokio::select! {
+                    () = shutdown.cancelled() => return,
+                    () = tokio::time::sleep(std::time::Duration::from_secs(1)) => {}
+                }
+            }
+        }
+    }
+}
+
+async fn apply(db: &Db, id: i64, waiters: &Waiters, events: &Events) {
+    let payload = match replicas::received(db.pool(), id).await {
+        Ok(Some(payload)) => payload,
+        Ok(None) => return,
+        Err(error) => {
+            tracing::warn!(%error, id, "could not read a relayed message");
+            waiters.recheck_all();
+            return;
+        }
+    };
+    match serde_json::from_str::<Relayed>(&payload) {
+        Ok(Relayed::Event(event)) => events.publish_here(event),
+        Ok(Relayed::Wake { pending_id, wake }) => waiters.wake(&pending_id, wake),
+        Err(error) => tracing::warn!(%error, id, "an unreadable relayed message"),
+    }
+}

@@ -1,0 +1,99 @@
+//! The tables replicas coordinate through (PostgreSQL only, migration
+//! `0004_replicas`): who is attached to which bundle, and the messages one
+//! replica sends the others.
+
+use sqlx::AnyExecutor;
+
+/// The NOTIFY channel announcing new rows of `replica_messages`.
+pub const CHANNEL: &str = "clarify_replicas";
+
+/// Records that an agent counts as attached to `pending_id` until `until`
+/// (never moving an attachment backwards).
+///
+/// # Errors
+/// Database errors.
+pub async fn attach(db: impl AnyExecutor<'_>, pending_id: &str, until: i64) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO clarification_attachments (pending_id, attached_until) VALUES ($1, $2) \
+         ON CONFLICT (pending_id) DO UPDATE SET attached_until = \
+             GREATEST(clarification_attachments.attached_until, excluded.attached_until)",
+    )
+    .bind(pending_id)
+    .bind(until)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// Whether an agent is attached to `pending_id` at `now`, on any replica.
+///
+/// # Errors
+/// Database errors.
+pub async fn is_attached(
+    db: impl AnyExecutor<'_>,
+    pending_id: &str,
+    now: i64,
+) -> sqlx::Result<bool> {
+    let found: Option<(String,)> = sqlx::query_as(
+        "SELECT pending_id FROM clarification_attachments \
+         WHERE pending_id = $1 AND attached_until > $2",
+    )
+    .bind(pending_id)
+    .bind(now)
+    .fetch_optional(db)
+    .await?;
+    Ok(found.is_some())
+}
+
+/// Stores `payload` from replica `origin` and announces it on [`CHANNEL`]
+/// as `"{origin} {id}"`; the announcement goes out when the row commits.
+///
+/// # Errors
+/// Database errors.
+pub async fn send(
+    db: impl AnyExecutor<'_>,
+    origin: &str,
+    payload: &str,
+    now: i64,
+) -> sqlx::Result<()> {
+    sqlx::query(super::sql(format!(
+        "WITH sent AS (INSERT INTO replica_messages (origin, payload, created_at) \
+             VALUES ($1, $2, $3) RETURNING id) \
+         SELECT CAST(pg_notify('{CHANNEL}', $1 || ' ' || CAST(sent.id AS TEXT)) AS TEXT) FROM sent"
+    )))
+    .bind(origin)
+    .bind(payload)
+    .bind(now)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// The payload of message `id`, `None` once it has been forgotten.
+///
+/// # Errors
+/// Database errors.
+pub async fn received(db: impl AnyExecutor<'_>, id: i64) -> sqlx::Result<Option<String>> {
+    let row: Option<(String,)> =
+        sqlx::query_as("SELECT payload FROM replica_messages WHERE id = $1")
+            .bind(id)
+            .fetch_optional(db)
+            .await?;
+    Ok(row.map(|(payload,)| payload))
+}
+
+/// Deletes messages and attachments that ended before `before`.
+///
+/// # Errors
+/// Database errors.
+pub async fn forget(db: &super::Db, before: i64) -> sqlx::Result<()> {
+    sqlx::query("DELETE FROM replica_messages WHERE created_at < $1")
+        .bind(before)
+        .execute(db.pool())
+        .await?;
+    sqlx::query("DELETE FROM clarification_attachments WHERE attached_until < $1")
+        .bind(before)
+        .execute(db.pool())
+        .await?;
+    Ok(())
+}

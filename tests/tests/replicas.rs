@@ -1,0 +1,281 @@
+//! Several replicas on one PostgreSQL database (issue 7): exactly one winner
+//! when racers are spread over replicas (R3), an answer given through one
+//! replica reaches the agent blocked on another (R7), browsers hear of
+//! changes wherever they are connected, and replicas starting together
+//! reconcile only abandoned claims (R6).
+//!
+//! Ignored unless the run tests PostgreSQL: `scripts/test` runs them with
+//! `--include-ignored` against its throw-away cluster.
+
+use std::time::Duration;
+
+use clarify_server::Config;
+use clarify_tests::mcp::{call, connect, ok};
+use clarify_tests::{Receiver, TestServer, next_event, testing_postgres};
+use serde_json::{Value, json};
+
+/// A bound on how long a live delivery may take: far above what it does
+/// take, far below the waits' own timeouts, so only a lost wake fails it.
+const PROMPTLY: Duration = Duration::from_secs(10);
+
+fn two_replicas_on_postgres() {
+    assert!(
+        testing_postgres(),
+        "set CLARIFY_TEST_POSTGRES_URL: several replicas need PostgreSQL"
+    );
+}
+
+fn question(prompt: &str) -> Value {
+    json!([{"prompt": prompt, "options": [{"label": "a"}, {"label": "b"}]}])
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL"]
+async fn r3_racers_spread_over_two_replicas_have_exactly_one_winner() {
+    two_replicas_on_postgres();
+    let first = TestServer::start().await;
+    let second = first.replica().await;
+    let receiver = Receiver::start().await;
+    let (_, session, token) = first
+        .session(Some(json!({"webhook_url": receiver.url()})))
+        .await;
+    for iteration in 0..30 {
+        let pending = first
+            .ask(&session, &token, question(&format!("round {iteration}")))
+            .await;
+        let mut racers = Vec::new();
+        for racer in 0..6 {
+            let through = if racer % 2 == 0 { &first } else { &second };
+            let client = through.client().clone();
+            let url = through.url(&format!("/api/v1/clarification/{pending}/respond"));
+            let option = if racer % 3 == 0 { "q1_opt1" } else { "q1_opt2" };
+            racers.push(tokio::spawn(async move {
+                let body = json!({"answers": [{"question_id": "q1", "selected_options": [option],
+                                               "custom_text": format!("racer {racer}")}]});
+                let response = client.post(url).json(&body).send().await.unwrap();
+                (
+                    response.status().as_u16(),
+                    response.json::<Value>().await.unwrap(),
+                )
+            }));
+        }
+        let mut results = Vec::new();
+        for racer in racers {
+            results.push(racer.await.unwrap());
+        }
+        let winners: Vec<&Value> = results
+            .iter()
+            .filter(|(_, body)| body["claimed"] == true)
+            .map(|(_, body)| body)
+            .collect();
+        assert_eq!(winners.len(), 1, "iteration {iteration}: {results:?}");
+        for (status, body) in &results {
+            assert_eq!(*status, 200, "{body}");
+            assert_eq!(
+                body["response"]["answers"], winners[0]["response"]["answers"],
+                "losers on either replica see the winner"
+            );
+        }
+        assert_eq!(receiver.count(), iteration + 1, "one resume per bundle");
+    }
+    second.stop().await;
+    first.stop().await;
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL"]
+async fn a_cancel_on_one_replica_and_an_answer_on_the_other_never_both_win() {
+    two_replicas_on_postgres();
+    let first = TestServer::start().await;
+    let second = first.replica().await;
+    let receiver = Receiver::start().await;
+    let (_, session, token) = first
+        .session(Some(json!({"webhook_url": receiver.url()})))
+        .await;
+    let answer = json!({"answers": [{"question_id": "q1", "selected_options": ["q1_opt1"]}]});
+    for iteration in 0..30 {
+        let pending = first
+            .ask(&session, &token, question(&format!("round {iteration}")))
+            .await;
+        let cancel_path = format!("/clarification/{pending}/cancel");
+        let empty = json!({});
+        let cancel = first.post(&cancel_path, &empty);
+        let respond = second.respond(&pending, &answer);
+        let ((cancelled, _), (answered, body)) = tokio::join!(cancel, respond);
+        let (_, view) = first.get(&format!("/clarification/{pending}")).await;
+        match (cancelled, answered, body["claimed"].as_bool()) {
+            (200, 409, _) => assert_eq!(view["status"], "cancelled", "{view}"),
+            (409, 200, Some(true)) => assert_eq!(view["status"], "answered", "{view}"),
+            other => panic!("iteration {iteration}: both or neither won: {other:?} {body} {view}"),
+        }
+    }
+    second.stop().await;
+    first.stop().await;
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL"]
+async fn an_agent_blocked_on_one_replica_gets_the_answer_given_through_the_other() {
+    two_replicas_on_postgres();
+    let config = Config {
+        progress_interval: Some(Duration::from_millis(50)),
+        ..Config::default()
+    };
+    let first = TestServer::start_with(config).await;
+    let second = first.replica().await;
+    // No resume target: were the agent not known to be waiting, the answer
+    // could not be delivered at all (R7a).
+    let (_, _, agent_token) = first.session(None).await;
+    let agent = connect(&first, "/mcp/agent", Some(&agent_token)).await;
+    let mut progress = agent.service().progress_count();
+    let mut browser = second.events().await;
+
+    let asking = tokio::spawn(async move {
+        call(
+            &agent,
+            "ask_user_question_kandev",
+            &json!({"questions": [{"prompt": "Ship it?",
+                                   "options": [{"label": "yes"}, {"label": "no"}]}]}),
+        )
+        .await
+    });
+    // The browser on the other replica sees the question appear...
+    let added = tokio::time::timeout(PROMPTLY, next_event(&mut browser, "session.message.added"))
+        .await
+        .expect("the event reached the other replica");
+    let pending = added["payload"]["metadata"]["pending_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(added["payload"]["pending_action"], "clarification");
+    // ...and learns the agent is waiting on it.
+    let (_, view) = second.get(&format!("/clarification/{pending}")).await;
+    assert_eq!(view["agent_waiting"], true, "{view}");
+    // The call is blocked in its wait loop (it reports progress).
+    progress.wait_for(|n| *n >= 1).await.unwrap();
+
+    // A rejection's reason is not stored: only the live hand-over carries it.
+    let (status, won) = second
+        .respond(
+            &pending,
+            &json!({"rejected": true, "reject_reason": "not on a Friday"}),
+        )
+        .await;
+    assert_eq!((status, &won["claimed"]), (200, &json!(true)), "{won}");
+    let result = tokio::time::timeout(PROMPTLY, asking)
+        .await
+        .expect("the blocked call returned")
+        .unwrap();
+    let result = ok(&result);
+    assert_eq!(
+        (
+            &result["pending_id"],
+            &result["rejected"],
+            &result["reject_reason"]
+        ),
+        (&json!(pending), &json!(true), &json!("not on a Friday")),
+        "{result}"
+    );
+    let updated = tokio::time::timeout(
+        PROMPTLY,
+        next_event(&mut browser, "session.message.updated"),
+    )
+    .await
+    .expect("the event reached the other replica");
+    assert_eq!(updated["payload"]["metadata"]["status"], "rejected");
+    second.stop().await;
+    first.stop().await;
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL"]
+async fn a_long_poll_on_one_replica_returns_the_answer_given_through_the_other() {
+    two_replicas_on_postgres();
+    let first = TestServer::start().await;
+    let second = first.replica().await;
+    let (_, session, agent_token) = first.session(None).await;
+    let (status, created) = first
+        .as_token(&agent_token)
+        .post(
+            "/clarification/request",
+            &json!({"session_id": session, "questions": question("Proceed?"), "attach": true}),
+        )
+        .await;
+    assert_eq!(status, 201, "{created}");
+    let pending = created["pending_id"].as_str().unwrap().to_owned();
+
+    let waiting = {
+        let api = first.client().clone();
+        let url = first.url(&format!("/api/v1/clarification/{pending}/wait?timeout=60"));
+        let token = agent_token.clone();
+        tokio::spawn(async move {
+            let response = api.get(url).bearer_auth(token).send().await.unwrap();
+            (
+                response.status().as_u16(),
+                response.json::<Value>().await.unwrap(),
+            )
+        })
+    };
+    let answer = json!({"answers": [{"question_id": "q1", "selected_options": ["q1_opt2"]}]});
+    let (status, won) = second.respond(&pending, &answer).await;
+    assert_eq!((status, &won["claimed"]), (200, &json!(true)), "{won}");
+    let (status, waited) = tokio::time::timeout(PROMPTLY, waiting)
+        .await
+        .expect("the long poll returned")
+        .unwrap();
+    assert_eq!(status, 200, "{waited}");
+    assert_eq!(waited["response"]["answers"], won["response"]["answers"]);
+    second.stop().await;
+    first.stop().await;
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL"]
+async fn r6_replicas_starting_together_reconcile_only_abandoned_claims() {
+    two_replicas_on_postgres();
+    let first = TestServer::start().await;
+    let (_, session, token) = first.session(None).await;
+    let in_delivery = first.ask(&session, &token, question("in delivery")).await;
+    let (_, other, other_token) = first.session(None).await;
+    let abandoned = first.ask(&other, &other_token, question("abandoned")).await;
+    // Both claimed and not yet delivered; one of them long ago, as by a
+    // replica that crashed mid-delivery.
+    for pending in [&in_delivery, &abandoned] {
+        first
+            .edit_metadata(pending, |m| {
+                m.insert("status".into(), json!("answered"));
+                m.insert("response_delivery_pending".into(), json!(true));
+            })
+            .await;
+    }
+    sqlx::query("UPDATE task_session_messages SET updated_at = 1 WHERE pending_id = $1")
+        .bind(&abandoned)
+        .execute(first.db().pool())
+        .await
+        .unwrap();
+
+    let replicas = futures_util::future::join_all((0..3).map(|_| first.replica())).await;
+
+    let (_, view) = first.get(&format!("/clarification/{abandoned}")).await;
+    assert_eq!(
+        (&view["status"], &view["active"]),
+        (&json!("pending"), &json!(true)),
+        "the abandoned claim is answerable again: {view}"
+    );
+    let still: Vec<(String,)> =
+        sqlx::query_as("SELECT metadata FROM task_session_messages WHERE pending_id = $1")
+            .bind(&in_delivery)
+            .fetch_all(first.db().pool())
+            .await
+            .unwrap();
+    let meta: Value = serde_json::from_str(&still[0].0).unwrap();
+    assert_eq!(
+        (&meta["status"], &meta["response_delivery_pending"]),
+        (&json!("answered"), &json!(true)),
+        "a claim being delivered elsewhere is left alone: {meta}"
+    );
+    for replica in replicas {
+        replica.stop().await;
+    }
+    first.stop().await;
+}
