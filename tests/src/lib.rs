@@ -10,6 +10,7 @@ pub mod database;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use axum::response::IntoResponse as _;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
@@ -484,6 +485,95 @@ impl Receiver {
     }
 }
 
+/// A round-robin load balancer in front of several replicas: a real HTTP
+/// proxy on 127.0.0.1:0 sending each request to the next replica in turn and
+/// streaming the answer back (long polls and MCP's event streams included).
+#[derive(Debug)]
+pub struct RoundRobin {
+    addr: SocketAddr,
+    _shutdown: oneshot::Sender<()>,
+}
+
+struct Backends {
+    urls: Vec<String>,
+    next: std::sync::atomic::AtomicUsize,
+    client: reqwest::Client,
+}
+
+impl RoundRobin {
+    /// Starts the balancer over `replicas`.
+    ///
+    /// # Panics
+    /// When it cannot bind.
+    pub async fn start(replicas: &[&TestServer]) -> Self {
+        let backends = Arc::new(Backends {
+            urls: replicas.iter().map(|r| r.url("")).collect(),
+            next: std::sync::atomic::AtomicUsize::new(0),
+            client: reqwest::Client::new(),
+        });
+        let app = axum::Router::new().fallback(forward).with_state(backends);
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let (shutdown, signal) = oneshot::channel::<()>();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app)
+                .with_graceful_shutdown(async move {
+                    let _ = signal.await;
+                })
+                .await;
+        });
+        Self {
+            addr,
+            _shutdown: shutdown,
+        }
+    }
+
+    /// The absolute URL of `path` behind the balancer.
+    #[must_use]
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+}
+
+async fn forward(
+    axum::extract::State(backends): axum::extract::State<Arc<Backends>>,
+    request: axum::extract::Request,
+) -> axum::response::Response {
+    use axum::http::header;
+    use std::sync::atomic::Ordering;
+    let turn = backends.next.fetch_add(1, Ordering::Relaxed) % backends.urls.len();
+    let path = request
+        .uri()
+        .path_and_query()
+        .map_or("/", axum::http::uri::PathAndQuery::as_str)
+        .to_owned();
+    let (parts, body) = request.into_parts();
+    let Ok(body) = axum::body::to_bytes(body, usize::MAX).await else {
+        return axum::http::StatusCode::BAD_REQUEST.into_response();
+    };
+    let mut outgoing = backends
+        .client
+        .request(parts.method, format!("{}{path}", backends.urls[turn]))
+        .body(body);
+    for (name, value) in &parts.headers {
+        if name != header::HOST && name != header::CONTENT_LENGTH {
+            outgoing = outgoing.header(name, value);
+        }
+    }
+    let Ok(answer) = outgoing.send().await else {
+        return axum::http::StatusCode::BAD_GATEWAY.into_response();
+    };
+    let mut response = axum::response::Response::builder().status(answer.status());
+    for (name, value) in answer.headers() {
+        if name != header::TRANSFER_ENCODING && name != header::CONTENT_LENGTH {
+            response = response.header(name, value);
+        }
+    }
+    response
+        .body(axum::body::Body::from_stream(answer.bytes_stream()))
+        .unwrap_or_else(|_| axum::http::StatusCode::BAD_GATEWAY.into_response())
+}
+
 /// MCP clients (the official Rust SDK, rmcp) against a test server.
 pub mod mcp {
     use std::sync::Arc;
@@ -537,7 +627,15 @@ pub mod mcp {
     /// # Panics
     /// When the handshake fails.
     pub async fn connect(server: &TestServer, path: &str, token: Option<&str>) -> Client {
-        let mut config = StreamableHttpClientTransportConfig::with_uri(server.url(path));
+        connect_url(&server.url(path), token).await
+    }
+
+    /// Connects to the MCP endpoint at `url` with `token`, if any.
+    ///
+    /// # Panics
+    /// When the handshake fails.
+    pub async fn connect_url(url: &str, token: Option<&str>) -> Client {
+        let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_owned());
         if let Some(token) = token {
             config = config.auth_header(token);
         }

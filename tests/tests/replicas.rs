@@ -10,8 +10,8 @@
 use std::time::Duration;
 
 use clarify_server::Config;
-use clarify_tests::mcp::{call, connect, ok};
-use clarify_tests::{Receiver, TestServer, next_event, testing_postgres};
+use clarify_tests::mcp::{call, connect, connect_url, ok};
+use clarify_tests::{Receiver, RoundRobin, TestServer, next_event, testing_postgres};
 use serde_json::{Value, json};
 
 /// A bound on how long a live delivery may take: far above what it does
@@ -189,6 +189,65 @@ async fn an_agent_blocked_on_one_replica_gets_the_answer_given_through_the_other
 
 #[tokio::test]
 #[ignore = "needs PostgreSQL"]
+async fn mcp_clients_behind_a_round_robin_balancer_work_on_any_replica() {
+    two_replicas_on_postgres();
+    let first = TestServer::start().await;
+    let second = first.replica().await;
+    let balancer = RoundRobin::start(&[&first, &second]).await;
+    let (_, _, agent_token) = first.session(None).await;
+
+    // Each client's requests alternate between the replicas: every one
+    // after the handshake that lands on the other replica finds the session
+    // there (restored from the database), instead of a 404.
+    let agent = connect_url(&balancer.url("/mcp/agent"), Some(&agent_token)).await;
+    let answerer = connect_url(&balancer.url("/mcp"), None).await;
+    for _ in 0..2 {
+        let tools = answerer
+            .list_all_tools()
+            .await
+            .expect("tools/list on either replica");
+        assert!(tools.iter().any(|t| t.name == "answer_question_kandev"));
+    }
+
+    let mut browser = first.events().await;
+    let asking = tokio::spawn(async move {
+        call(
+            &agent,
+            "ask_user_question_kandev",
+            &json!({"questions": [{"prompt": "Which region?",
+                                   "options": [{"label": "eu"}, {"label": "us"}]}]}),
+        )
+        .await
+    });
+    tokio::time::timeout(PROMPTLY, next_event(&mut browser, "session.message.added"))
+        .await
+        .expect("the question was asked");
+    let page = ok(&call(&answerer, "list_pending_questions_kandev", &json!({})).await);
+    let pending = page["bundles"][0]["pending_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("listed: {page}"))
+        .to_owned();
+    let answered = ok(&call(
+        &answerer,
+        "answer_question_kandev",
+        &json!({"pending_id": pending, "answers": [{"question_id": "q1", "selected_options": ["q1_opt2"]}]}),
+    )
+    .await);
+    assert_eq!(answered["claimed"], true, "{answered}");
+    let result = tokio::time::timeout(PROMPTLY, asking)
+        .await
+        .expect("the blocked call returned")
+        .unwrap();
+    assert_eq!(
+        ok(&result)["answers"]["q1"]["selected_labels"],
+        json!(["us"])
+    );
+    second.stop().await;
+    first.stop().await;
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL"]
 async fn a_long_poll_on_one_replica_returns_the_answer_given_through_the_other() {
     two_replicas_on_postgres();
     let first = TestServer::start().await;
@@ -278,4 +337,48 @@ async fn r6_replicas_starting_together_reconcile_only_abandoned_claims() {
         replica.stop().await;
     }
     first.stop().await;
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL"]
+async fn what_every_replica_has_long_had_is_forgotten() {
+    use clarify_server::db::replicas;
+    two_replicas_on_postgres();
+    let server = TestServer::start().await;
+    let pool = server.db().pool();
+    replicas::send(pool, "elsewhere", "{}", 10).await.unwrap();
+    replicas::send(pool, "elsewhere", "{}", 1_000)
+        .await
+        .unwrap();
+    replicas::attach(pool, "old", 10).await.unwrap();
+    replicas::attach(pool, "current", 1_000).await.unwrap();
+    replicas::store_mcp_session(pool, "old", "{}", 10)
+        .await
+        .unwrap();
+    replicas::store_mcp_session(pool, "current", "{}", 1_000)
+        .await
+        .unwrap();
+
+    replicas::forget(server.db(), 500, 500).await.unwrap();
+
+    let count = |table: &'static str| {
+        sqlx::query_as::<_, (i64,)>(sqlx::AssertSqlSafe(format!("SELECT COUNT(*) FROM {table}")))
+            .fetch_one(pool)
+    };
+    assert_eq!(count("replica_messages").await.unwrap().0, 1);
+    assert_eq!(count("clarification_attachments").await.unwrap().0, 1);
+    assert!(replicas::is_attached(pool, "current", 999).await.unwrap());
+    assert!(
+        !replicas::is_attached(pool, "old", 5).await.unwrap(),
+        "forgotten"
+    );
+    assert_eq!(
+        replicas::mcp_session(pool, "current")
+            .await
+            .unwrap()
+            .as_deref(),
+        Some("{}")
+    );
+    assert_eq!(replicas::mcp_session(pool, "old").await.unwrap(), None);
+    server.stop().await;
 }

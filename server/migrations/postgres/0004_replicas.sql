@@ -21,3 +21,13 @@ CREATE TABLE replica_messages (
     created_at  BIGINT NOT NULL
 );
 CREATE INDEX replica_messages_created ON replica_messages (created_at);
+
+-- MCP sessions (the client's `initialize` parameters), so a client whose
+-- next request a load balancer sends to another replica carries on there
+-- without initializing again.
+CREATE TABLE mcp_sessions (
+    id          TEXT PRIMARY KEY,
+    state       TEXT NOT NULL,
+    created_at  BIGINT NOT NULL
+);
+CREATE INDEX mcp_sessions_created ON mcp_sessions (created_at);

@@ -8,6 +8,7 @@
 //! - Attachment (R7: is the agent waiting, so an answer is handed over live
 //!   rather than resuming it?) is a lease in `clarification_attachments`,
 //!   renewed by the replica holding the waiter.
+//! - MCP sessions live in `mcp_sessions` (`crate::mcp`'s session store).
 //!
 //! The database stays the authority (R6): a lost message delays a live
 //! delivery, it never loses or duplicates an answer.
@@ -33,6 +34,9 @@ pub const HEARTBEAT: Duration = Duration::from_secs(5);
 
 /// How long relayed messages and lapsed attachments are kept.
 const KEEP: Duration = Duration::from_secs(300);
+
+/// How long an MCP session can be resumed on another replica.
+const KEEP_MCP_SESSIONS: Duration = Duration::from_secs(7 * 24 * 3600);
 
 /// One replica's message to the others.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -165,7 +169,8 @@ async fn renew_attachments(db: Db, waiters: Waiters, shutdown: CancellationToken
         }
         ticks += 1;
         if ticks.is_multiple_of(12)
-            && let Err(error) = replicas::forget(&db, now - micros(KEEP)).await
+            && let Err(error) =
+                replicas::forget(&db, now - micros(KEEP), now - micros(KEEP_MCP_SESSIONS)).await
         {
             tracing::warn!(%error, "could not forget old replica messages");
         }

@@ -1,6 +1,6 @@
 //! The tables replicas coordinate through (PostgreSQL only, migration
-//! `0004_replicas`): who is attached to which bundle, and the messages one
-//! replica sends the others.
+//! `0004_replicas`): who is attached to which bundle, the messages one
+//! replica sends the others, and MCP sessions.
 
 use sqlx::AnyExecutor;
 
@@ -82,17 +82,69 @@ pub async fn received(db: impl AnyExecutor<'_>, id: i64) -> sqlx::Result<Option<
     Ok(row.map(|(payload,)| payload))
 }
 
-/// Deletes messages and attachments that ended before `before`.
+/// The stored MCP session `id` (its `initialize` parameters, as JSON).
 ///
 /// # Errors
 /// Database errors.
-pub async fn forget(db: &super::Db, before: i64) -> sqlx::Result<()> {
+pub async fn mcp_session(db: impl AnyExecutor<'_>, id: &str) -> sqlx::Result<Option<String>> {
+    let row: Option<(String,)> = sqlx::query_as("SELECT state FROM mcp_sessions WHERE id = $1")
+        .bind(id)
+        .fetch_optional(db)
+        .await?;
+    Ok(row.map(|(state,)| state))
+}
+
+/// Stores MCP session `id`.
+///
+/// # Errors
+/// Database errors.
+pub async fn store_mcp_session(
+    db: impl AnyExecutor<'_>,
+    id: &str,
+    state: &str,
+    now: i64,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO mcp_sessions (id, state, created_at) VALUES ($1, $2, $3) \
+         ON CONFLICT (id) DO UPDATE SET state = excluded.state",
+    )
+    .bind(id)
+    .bind(state)
+    .bind(now)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// Forgets MCP session `id` (the client closed it).
+///
+/// # Errors
+/// Database errors.
+pub async fn delete_mcp_session(db: impl AnyExecutor<'_>, id: &str) -> sqlx::Result<()> {
+    sqlx::query("DELETE FROM mcp_sessions WHERE id = $1")
+        .bind(id)
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
+/// Deletes messages and attachments that ended before `before`, and MCP
+/// sessions opened before `sessions_before` (a client whose session is gone
+/// gets 404 and opens a new one, as the MCP specification has it).
+///
+/// # Errors
+/// Database errors.
+pub async fn forget(db: &super::Db, before: i64, sessions_before: i64) -> sqlx::Result<()> {
     sqlx::query("DELETE FROM replica_messages WHERE created_at < $1")
         .bind(before)
         .execute(db.pool())
         .await?;
     sqlx::query("DELETE FROM clarification_attachments WHERE attached_until < $1")
         .bind(before)
+        .execute(db.pool())
+        .await?;
+    sqlx::query("DELETE FROM mcp_sessions WHERE created_at < $1")
+        .bind(sessions_before)
         .execute(db.pool())
         .await?;
     Ok(())

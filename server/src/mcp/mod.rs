@@ -7,11 +7,14 @@
 //!   token: `ask_user_question_kandev` only.
 //!
 //! Authentication happens in axum middleware in front of rmcp; tools read the
-//! resulting [`Caller`] from the HTTP request parts.
+//! resulting [`Caller`] from the HTTP request parts. With several replicas,
+//! MCP sessions live in the shared database ([`session_store`]), so a load
+//! balancer may send each request to any replica.
 
 mod agent;
 mod external;
 mod result;
+mod session_store;
 
 use std::sync::Arc;
 
@@ -39,9 +42,15 @@ pub fn routes(state: &AppState) -> Router<AppState> {
             "::1".to_owned(),
         ];
         hosts.extend(state.config.mcp_allowed_hosts.iter().cloned());
-        StreamableHttpServerConfig::default()
+        let mut config = StreamableHttpServerConfig::default()
             .with_allowed_hosts(hosts)
-            .with_cancellation_token(state.shutdown.child_token())
+            .with_cancellation_token(state.shutdown.child_token());
+        if state.db().backend().shared() {
+            config.session_store = Some(Arc::new(session_store::SharedSessions::new(
+                state.db().clone(),
+            )));
+        }
+        config
     };
     let external = {
         let state = state.clone();
