@@ -4,10 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::broadcast;
 
 use crate::clock;
-use crate::cluster::Relayed;
+use crate::cluster::{Outbound, Relayed};
 
 /// One event as sent on the socket.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -27,7 +27,7 @@ pub struct Event {
 #[derive(Debug, Clone)]
 pub struct Events {
     sender: broadcast::Sender<Event>,
-    relay: Option<mpsc::UnboundedSender<Relayed>>,
+    relay: Option<Outbound>,
 }
 
 impl Default for Events {
@@ -43,7 +43,7 @@ impl Events {
     /// The same hub, also sending every event it publishes to `relay` (the
     /// other replicas).
     #[must_use]
-    pub fn relayed_to(&self, relay: Option<mpsc::UnboundedSender<Relayed>>) -> Self {
+    pub fn relayed_to(&self, relay: Option<Outbound>) -> Self {
         Self {
             sender: self.sender.clone(),
             relay,
@@ -60,7 +60,7 @@ impl Events {
             timestamp: clock::rfc3339(clock::now_micros()),
         };
         if let Some(relay) = &self.relay {
-            let _ = relay.send(Relayed::Event(event.clone()));
+            relay.relay(Relayed::Event(event.clone()));
         }
         self.publish_here(event);
     }

@@ -350,8 +350,10 @@ async fn what_every_replica_has_long_had_is_forgotten() {
     replicas::send(pool, "elsewhere", "{}", 1_000)
         .await
         .unwrap();
-    replicas::attach(pool, "old", 10).await.unwrap();
-    replicas::attach(pool, "current", 1_000).await.unwrap();
+    let leases = [("old".to_owned(), 10), ("current".to_owned(), 1_000)];
+    replicas::attach_all(server.db(), &leases).await.unwrap();
+    // A lease never moves backwards.
+    replicas::attach(pool, "current", 600).await.unwrap();
     replicas::store_mcp_session(pool, "old", "{}", 10)
         .await
         .unwrap();

@@ -32,6 +32,11 @@ use crate::lifecycle::waiters::{GRACE, Waiters, Wake};
 /// [`GRACE`], so a lease never lapses while its agent waits).
 pub const HEARTBEAT: Duration = Duration::from_secs(5);
 
+/// How many messages may wait to be relayed; beyond that (the database is
+/// unreachable) new ones are dropped rather than eating memory: they are
+/// live hints, the database keeps the truth.
+const QUEUE: usize = 4096;
+
 /// How long relayed messages and lapsed attachments are kept.
 const KEEP: Duration = Duration::from_secs(300);
 
@@ -62,7 +67,20 @@ pub struct Cluster {
 #[derive(Debug, Clone)]
 struct Link {
     db: Db,
-    outbound: mpsc::UnboundedSender<Relayed>,
+    outbound: Outbound,
+}
+
+/// The queue of messages for the other replicas.
+#[derive(Debug, Clone)]
+pub struct Outbound(mpsc::Sender<Relayed>);
+
+impl Outbound {
+    /// Queues `message` for the other replicas, without waiting.
+    pub fn relay(&self, message: Relayed) {
+        if let Err(mpsc::error::TrySendError::Full(_)) = self.0.try_send(message) {
+            tracing::warn!("too many messages waiting for the other replicas; dropped one");
+        }
+    }
 }
 
 impl Cluster {
@@ -83,7 +101,7 @@ impl Cluster {
         }
         let replica: Arc<str> = new_id().into();
         let listener = relay::listen(db).await?;
-        let (outbound, queue) = mpsc::unbounded_channel();
+        let (outbound, queue) = mpsc::channel(QUEUE);
         tokio::spawn(relay::receive(
             listener,
             db.clone(),
@@ -101,21 +119,21 @@ impl Cluster {
         Ok(Self {
             link: Some(Link {
                 db: db.clone(),
-                outbound,
+                outbound: Outbound(outbound),
             }),
         })
     }
 
     /// Where [`Events`] sends what the other replicas must also publish.
     #[must_use]
-    pub fn outbound(&self) -> Option<mpsc::UnboundedSender<Relayed>> {
+    pub fn outbound(&self) -> Option<Outbound> {
         self.link.as_ref().map(|l| l.outbound.clone())
     }
 
     /// Wakes the waiters on `pending_id` held by the other replicas.
     pub fn wake(&self, pending_id: &str, wake: &Wake) {
         if let Some(link) = &self.link {
-            let _ = link.outbound.send(Relayed::Wake {
+            link.outbound.relay(Relayed::Wake {
                 pending_id: pending_id.to_owned(),
                 wake: wake.clone(),
             });
@@ -162,10 +180,13 @@ async fn renew_attachments(db: Db, waiters: Waiters, shutdown: CancellationToken
             _ = tick.tick() => {}
         }
         let now = now_micros();
-        for (pending_id, left) in waiters.attached_for() {
-            if let Err(error) = replicas::attach(db.pool(), &pending_id, now + micros(left)).await {
-                tracing::warn!(%error, pending_id, "could not renew an attachment");
-            }
+        let leases: Vec<(String, i64)> = waiters
+            .attached_for()
+            .into_iter()
+            .map(|(pending_id, left)| (pending_id, now + micros(left)))
+            .collect();
+        if let Err(error) = replicas::attach_all(&db, &leases).await {
+            tracing::warn!(%error, "could not renew attachments");
         }
         ticks += 1;
         if ticks.is_multiple_of(12)

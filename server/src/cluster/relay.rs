@@ -26,7 +26,7 @@ pub(super) async fn listen(db: &Db) -> sqlx::Result<PgListener> {
 pub(super) async fn send(
     db: Db,
     replica: Arc<str>,
-    mut queue: mpsc::UnboundedReceiver<Relayed>,
+    mut queue: mpsc::Receiver<Relayed>,
     shutdown: CancellationToken,
 ) {
     loop {

@@ -13,15 +13,41 @@ pub const CHANNEL: &str = "clarify_replicas";
 /// # Errors
 /// Database errors.
 pub async fn attach(db: impl AnyExecutor<'_>, pending_id: &str, until: i64) -> sqlx::Result<()> {
-    sqlx::query(
-        "INSERT INTO clarification_attachments (pending_id, attached_until) VALUES ($1, $2) \
+    sqlx::query(super::sql(upsert_attachments(1)))
+        .bind(pending_id)
+        .bind(until)
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
+/// The upsert of `rows` attachments, parameters `(pending_id, until)` each.
+fn upsert_attachments(rows: usize) -> String {
+    let values: Vec<String> = (0..rows)
+        .map(|i| format!("(${}, ${})", 2 * i + 1, 2 * i + 2))
+        .collect();
+    format!(
+        "INSERT INTO clarification_attachments (pending_id, attached_until) VALUES {} \
          ON CONFLICT (pending_id) DO UPDATE SET attached_until = \
              GREATEST(clarification_attachments.attached_until, excluded.attached_until)",
+        values.join(", ")
     )
-    .bind(pending_id)
-    .bind(until)
-    .execute(db)
-    .await?;
+}
+
+/// [`attach`] for many bundles at once, a few statements in all (a replica
+/// may hold thousands of blocked agents).
+///
+/// # Errors
+/// Database errors.
+pub async fn attach_all(db: &super::Db, leases: &[(String, i64)]) -> sqlx::Result<()> {
+    // Two parameters a row, well under PostgreSQL's 65 535 a statement.
+    for chunk in leases.chunks(1000) {
+        let mut query = sqlx::query(super::sql(upsert_attachments(chunk.len())));
+        for (pending_id, until) in chunk {
+            query = query.bind(pending_id).bind(until);
+        }
+        query.execute(db.pool()).await?;
+    }
     Ok(())
 }
 

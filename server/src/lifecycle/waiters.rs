@@ -139,3 +139,33 @@ impl Drop for Waiting {
         self.waiters.release(&self.pending_id);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_waiting_agent_is_attached_for_the_whole_grace_and_a_departed_one_for_less() {
+        let waiters = Waiters::default();
+        let waiting = waiters.wait("blocked");
+        waiters.touch("polled");
+        let leases: HashMap<String, Duration> = waiters.attached_for().into_iter().collect();
+        assert_eq!(leases["blocked"], GRACE, "renewed in full while it waits");
+        assert!(leases["polled"] <= GRACE && leases["polled"] > GRACE / 2);
+        drop(waiting);
+        let after: HashMap<String, Duration> = waiters.attached_for().into_iter().collect();
+        assert!(after["blocked"] <= GRACE, "counts down once the wait ends");
+        assert!(waiters.is_attached("blocked"), "within the grace period");
+        assert!(!waiters.is_attached("never"));
+    }
+
+    #[test]
+    fn recheck_wakes_every_waiter_without_changing_what_it_reads() {
+        let waiters = Waiters::default();
+        let mut waiting = waiters.wait("p");
+        assert!(!waiting.wake.has_changed().unwrap());
+        waiters.recheck_all();
+        assert!(waiting.wake.has_changed().unwrap());
+        assert_eq!(*waiting.wake.borrow_and_update(), Wake::Nothing);
+    }
+}
