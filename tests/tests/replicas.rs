@@ -11,7 +11,10 @@ use std::time::Duration;
 
 use clarify_server::Config;
 use clarify_tests::mcp::{call, connect, connect_url, ok};
-use clarify_tests::{Receiver, RoundRobin, TestServer, next_event, testing_postgres};
+use clarify_tests::{
+    Receiver, RoundRobin, TestServer, assert_exactly_one_winner, next_event, race_answers,
+    testing_postgres,
+};
 use serde_json::{Value, json};
 
 /// A bound on how long a live delivery may take: far above what it does
@@ -25,6 +28,20 @@ fn two_replicas_on_postgres() {
     );
 }
 
+/// Two replicas started with `config` on one fresh PostgreSQL database.
+async fn two_replicas(config: Config) -> (TestServer, TestServer) {
+    two_replicas_on_postgres();
+    let first = TestServer::start_with(config).await;
+    let second = first.replica().await;
+    (first, second)
+}
+
+/// Stops both replicas.
+async fn stop(first: TestServer, second: TestServer) {
+    second.stop().await;
+    first.stop().await;
+}
+
 fn question(prompt: &str) -> Value {
     json!([{"prompt": prompt, "options": [{"label": "a"}, {"label": "b"}]}])
 }
@@ -32,9 +49,7 @@ fn question(prompt: &str) -> Value {
 #[tokio::test]
 #[ignore = "needs PostgreSQL"]
 async fn r3_racers_spread_over_two_replicas_have_exactly_one_winner() {
-    two_replicas_on_postgres();
-    let first = TestServer::start().await;
-    let second = first.replica().await;
+    let (first, second) = two_replicas(Config::default()).await;
     let receiver = Receiver::start().await;
     let (_, session, token) = first
         .session(Some(json!({"webhook_url": receiver.url()})))
@@ -43,51 +58,17 @@ async fn r3_racers_spread_over_two_replicas_have_exactly_one_winner() {
         let pending = first
             .ask(&session, &token, question(&format!("round {iteration}")))
             .await;
-        let mut racers = Vec::new();
-        for racer in 0..6 {
-            let through = if racer % 2 == 0 { &first } else { &second };
-            let client = through.client().clone();
-            let url = through.url(&format!("/api/v1/clarification/{pending}/respond"));
-            let option = if racer % 3 == 0 { "q1_opt1" } else { "q1_opt2" };
-            racers.push(tokio::spawn(async move {
-                let body = json!({"answers": [{"question_id": "q1", "selected_options": [option],
-                                               "custom_text": format!("racer {racer}")}]});
-                let response = client.post(url).json(&body).send().await.unwrap();
-                (
-                    response.status().as_u16(),
-                    response.json::<Value>().await.unwrap(),
-                )
-            }));
-        }
-        let mut results = Vec::new();
-        for racer in racers {
-            results.push(racer.await.unwrap());
-        }
-        let winners: Vec<&Value> = results
-            .iter()
-            .filter(|(_, body)| body["claimed"] == true)
-            .map(|(_, body)| body)
-            .collect();
-        assert_eq!(winners.len(), 1, "iteration {iteration}: {results:?}");
-        for (status, body) in &results {
-            assert_eq!(*status, 200, "{body}");
-            assert_eq!(
-                body["response"]["answers"], winners[0]["response"]["answers"],
-                "losers on either replica see the winner"
-            );
-        }
+        let results = race_answers(&[&first, &second], &pending, 6).await;
+        assert_exactly_one_winner(&results);
         assert_eq!(receiver.count(), iteration + 1, "one resume per bundle");
     }
-    second.stop().await;
-    first.stop().await;
+    stop(first, second).await;
 }
 
 #[tokio::test]
 #[ignore = "needs PostgreSQL"]
 async fn a_cancel_on_one_replica_and_an_answer_on_the_other_never_both_win() {
-    two_replicas_on_postgres();
-    let first = TestServer::start().await;
-    let second = first.replica().await;
+    let (first, second) = two_replicas(Config::default()).await;
     let receiver = Receiver::start().await;
     let (_, session, token) = first
         .session(Some(json!({"webhook_url": receiver.url()})))
@@ -109,20 +90,17 @@ async fn a_cancel_on_one_replica_and_an_answer_on_the_other_never_both_win() {
             other => panic!("iteration {iteration}: both or neither won: {other:?} {body} {view}"),
         }
     }
-    second.stop().await;
-    first.stop().await;
+    stop(first, second).await;
 }
 
 #[tokio::test]
 #[ignore = "needs PostgreSQL"]
 async fn an_agent_blocked_on_one_replica_gets_the_answer_given_through_the_other() {
-    two_replicas_on_postgres();
-    let config = Config {
+    let (first, second) = two_replicas(Config {
         progress_interval: Some(Duration::from_millis(50)),
         ..Config::default()
-    };
-    let first = TestServer::start_with(config).await;
-    let second = first.replica().await;
+    })
+    .await;
     // No resume target: were the agent not known to be waiting, the answer
     // could not be delivered at all (R7a).
     let (_, _, agent_token) = first.session(None).await;
@@ -183,16 +161,13 @@ async fn an_agent_blocked_on_one_replica_gets_the_answer_given_through_the_other
     .await
     .expect("the event reached the other replica");
     assert_eq!(updated["payload"]["metadata"]["status"], "rejected");
-    second.stop().await;
-    first.stop().await;
+    stop(first, second).await;
 }
 
 #[tokio::test]
 #[ignore = "needs PostgreSQL"]
 async fn mcp_clients_behind_a_round_robin_balancer_work_on_any_replica() {
-    two_replicas_on_postgres();
-    let first = TestServer::start().await;
-    let second = first.replica().await;
+    let (first, second) = two_replicas(Config::default()).await;
     let balancer = RoundRobin::start(&[&first, &second]).await;
     let (_, _, agent_token) = first.session(None).await;
 
@@ -242,16 +217,13 @@ async fn mcp_clients_behind_a_round_robin_balancer_work_on_any_replica() {
         ok(&result)["answers"]["q1"]["selected_labels"],
         json!(["us"])
     );
-    second.stop().await;
-    first.stop().await;
+    stop(first, second).await;
 }
 
 #[tokio::test]
 #[ignore = "needs PostgreSQL"]
 async fn a_long_poll_on_one_replica_returns_the_answer_given_through_the_other() {
-    two_replicas_on_postgres();
-    let first = TestServer::start().await;
-    let second = first.replica().await;
+    let (first, second) = two_replicas(Config::default()).await;
     let (_, session, agent_token) = first.session(None).await;
     let (status, created) = first
         .as_token(&agent_token)
@@ -284,8 +256,7 @@ async fn a_long_poll_on_one_replica_returns_the_answer_given_through_the_other()
         .unwrap();
     assert_eq!(status, 200, "{waited}");
     assert_eq!(waited["response"]["answers"], won["response"]["answers"]);
-    second.stop().await;
-    first.stop().await;
+    stop(first, second).await;
 }
 
 #[tokio::test]

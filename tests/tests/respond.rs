@@ -3,7 +3,7 @@
 //! key presence, and a real concurrent race (R3).
 
 use clarify_server::db::Backend;
-use clarify_tests::{Receiver, TestServer};
+use clarify_tests::{Receiver, TestServer, assert_exactly_one_winner, race_answers};
 use serde_json::{Value, json};
 
 fn two_questions() -> Value {
@@ -221,33 +221,8 @@ async fn r3_concurrent_answers_have_exactly_one_winner() {
         .await;
     for iteration in 0..25 {
         let pending = server.ask(&session, &token, json!([{"prompt": format!("round {iteration}"), "options": [{"label": "a"}, {"label": "b"}]}])).await;
-        let mut racers = Vec::new();
-        for racer in 0..4 {
-            let client = server.client().clone();
-            let url = server.url(&format!("/api/v1/clarification/{pending}/respond"));
-            let option = if racer % 2 == 0 { "q1_opt1" } else { "q1_opt2" };
-            racers.push(tokio::spawn(async move {
-                let response = client.post(url).json(&json!({"answers": [{"question_id": "q1", "selected_options": [option], "custom_text": format!("racer {racer}")}]})).send().await.unwrap();
-                (response.status().as_u16(), response.json::<Value>().await.unwrap())
-            }));
-        }
-        let mut results = Vec::new();
-        for racer in racers {
-            results.push(racer.await.unwrap());
-        }
-        let winners: Vec<&Value> = results
-            .iter()
-            .filter(|(_, b)| b["claimed"] == true)
-            .map(|(_, b)| b)
-            .collect();
-        assert_eq!(winners.len(), 1, "iteration {iteration}: {results:?}");
-        for (status, body) in &results {
-            assert_eq!(*status, 200, "{body}");
-            assert_eq!(
-                body["response"]["answers"], winners[0]["response"]["answers"],
-                "losers see the winner"
-            );
-        }
+        let results = race_answers(&[&server], &pending, 4).await;
+        assert_exactly_one_winner(&results);
         assert_eq!(
             receiver.count(),
             iteration + 1,
