@@ -117,6 +117,12 @@ pub enum CreateError {
         /// The empty field.
         field: FieldPath,
     },
+    /// A text holds U+0000, which no database backend can store alike.
+    #[error("{field}: may not contain the NUL character (U+0000)")]
+    NulCharacter {
+        /// The field.
+        field: FieldPath,
+    },
     /// A text is longer than its limit.
     #[error("{field}: is {runes} characters, the limit is {max}")]
     TooLong {
@@ -156,6 +162,7 @@ impl CreateError {
             Self::QuestionCount { .. } => FieldPath::root("questions"),
             Self::OptionCount { field, .. }
             | Self::Required { field }
+            | Self::NulCharacter { field }
             | Self::TooLong { field, .. }
             | Self::InvalidId { field, .. }
             | Self::DuplicateId { field, .. } => field.clone(),
@@ -259,6 +266,9 @@ fn required(text: &str, field: FieldPath, max: usize) -> Result<String, CreateEr
 }
 
 fn check_len(text: &str, field: FieldPath, max: usize) -> Result<(), CreateError> {
+    if text.contains('\0') {
+        return Err(CreateError::NulCharacter { field });
+    }
     let runes = rune_count(text);
     if runes > max {
         return Err(CreateError::TooLong { field, runes, max });

@@ -71,6 +71,13 @@ pub enum SubmissionError {
     /// A `reject_reason` came without `rejected: true`.
     #[error("reject_reason: only allowed when rejected is true")]
     ReasonWithoutRejection,
+    /// A `custom_text` or `reject_reason` holds U+0000, which no database
+    /// backend can store alike (PostgreSQL refuses it).
+    #[error("{field}: may not contain the NUL character (U+0000)")]
+    NulCharacter {
+        /// `answers[i].custom_text` or `reject_reason`.
+        field: FieldPath,
+    },
     /// A `custom_text` or `reject_reason` is over 2000 runes (N8b).
     #[error("{field}: is {runes} characters, the limit is {MAX_TEXT_RUNES}")]
     TooLong {
@@ -93,6 +100,7 @@ impl SubmissionError {
             | Self::UnknownQuestion { field, .. }
             | Self::DuplicateQuestion { field, .. }
             | Self::UnknownOption { field, .. }
+            | Self::NulCharacter { field }
             | Self::TooLong { field, .. } => field.clone(),
         }
     }
@@ -236,8 +244,11 @@ pub fn validate_submission(
     Ok(Outcome::Answered(answers))
 }
 
-/// N8b on the raw value, before any trimming (N3a rule 3).
+/// N8b on the raw value, before any trimming (N3a rule 3), and no NUL.
 fn check_text(text: &str, field: impl FnOnce() -> FieldPath) -> Result<(), SubmissionError> {
+    if text.contains('\0') {
+        return Err(SubmissionError::NulCharacter { field: field() });
+    }
     if exceeds_text_limit(text) {
         return Err(SubmissionError::TooLong {
             field: field(),

@@ -47,6 +47,35 @@ fn field_of(result: Result<Outcome, SubmissionError>) -> String {
     field
 }
 
+// ---- No NUL (U+0000) in any text: both database backends store the same ----
+
+#[test]
+fn texts_with_a_nul_character_are_refused_naming_the_field() {
+    let result = submit(vec![entry("q1", &[], "a\0b"), entry("q2", &[], "")]);
+    assert_eq!(field_of(result), "answers[0].custom_text");
+    let err = validate_submission(&questions(), &Submission::reject("why\0")).unwrap_err();
+    assert_eq!(err.field().to_string(), "reject_reason");
+    for (json, field) in [
+        (
+            r#"{"questions": [{"prompt": "a\u0000", "options": [{"label": "x"}, {"label": "y"}]}]}"#,
+            "questions[0].prompt",
+        ),
+        (
+            r#"{"questions": [{"prompt": "p", "options": [{"label": "x"}, {"label": "y", "description": "\u0000"}]}]}"#,
+            "questions[0].options[1].description",
+        ),
+        (
+            r#"{"context": "c\u0000", "questions": [{"prompt": "p", "options": [{"label": "x"}, {"label": "y"}]}]}"#,
+            "context",
+        ),
+    ] {
+        let bundle: NewBundle = serde_json::from_str(json).unwrap();
+        let err = validate_new_bundle(&bundle).unwrap_err();
+        assert_eq!(err.field().to_string(), field, "{err}");
+        assert!(err.to_string().contains("NUL"), "{err}");
+    }
+}
+
 // ---- N8b: 2000 runes accepted, 2001 rejected, counted over code points ----
 
 #[test]

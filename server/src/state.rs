@@ -52,14 +52,21 @@ impl AppState {
         let events = here.relayed_to(cluster.outbound());
         let shared = db.backend().shared();
         let lifecycle = Lifecycle::new(db, waiters, events.clone(), cluster, shutdown.clone());
-        if shared {
+        let reconciled = if shared {
             // Other replicas may be delivering their claims right now: only
             // the abandoned ones are reconciled, now and from time to time.
             let cutoff = now_micros() - micros(ORPHAN_AFTER);
-            lifecycle.reconcile(Some(cutoff)).await?;
-            tokio::spawn(lifecycle.clone().sweep_abandoned(shutdown.clone()));
+            lifecycle.reconcile(Some(cutoff)).await
         } else {
-            lifecycle.reconcile(None).await?;
+            lifecycle.reconcile(None).await
+        };
+        if let Err(error) = reconciled {
+            // Nothing will serve: stop what joining the replicas started.
+            shutdown.cancel();
+            return Err(error);
+        }
+        if shared {
+            tokio::spawn(lifecycle.clone().sweep_abandoned(shutdown.clone()));
         }
         Ok(Self {
             lifecycle,

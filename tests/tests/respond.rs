@@ -487,3 +487,42 @@ async fn r2_a_losing_answer_does_not_touch_the_transcript() {
     assert_eq!(receiver.count(), 1, "no second resume");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_nul_character_is_a_clear_400_naming_the_field_on_either_backend() {
+    let server = TestServer::start().await;
+    let (status, body) = server
+        .post("/tasks", &json!({"title": "ok", "description": "a\u{0}b"}))
+        .await;
+    assert_eq!(
+        (status, &body),
+        (
+            400,
+            &json!({"error": "description: may not contain the NUL character (U+0000)"})
+        )
+    );
+    let (_, session, token) = server.session(None).await;
+    let pending = server.ask(&session, &token, two_questions()).await;
+    let (status, body) = server
+        .respond(
+            &pending,
+            &json!({"answers": [
+            {"question_id": "q1", "selected_options": ["q1_opt1"], "custom_text": "x\u{0}"},
+            {"question_id": "q2", "selected_options": ["q2_opt1"]}]}),
+        )
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("answers[0].custom_text: may not contain the NUL"),
+        "{body}"
+    );
+    // A NUL smuggled into the path is a 4xx too, never an internal error.
+    let (status, body) = server.get("/clarification/a%00b").await;
+    assert!(matches!(status, 400 | 404), "{status} {body}");
+    let (_, view) = server.get(&format!("/clarification/{pending}")).await;
+    assert_eq!(view["status"], "pending", "nothing changed");
+    server.stop().await;
+}

@@ -110,7 +110,7 @@ impl Cluster {
             events.clone(),
             shutdown.clone(),
         ));
-        tokio::spawn(relay::send(db.clone(), replica, queue, shutdown.clone()));
+        tokio::spawn(relay::send(db.clone(), replica, queue));
         tokio::spawn(renew_attachments(
             db.clone(),
             waiters.clone(),
@@ -180,11 +180,14 @@ async fn renew_attachments(db: Db, waiters: Waiters, shutdown: CancellationToken
             _ = tick.tick() => {}
         }
         let now = now_micros();
-        let leases: Vec<(String, i64)> = waiters
+        let mut leases: Vec<(String, i64)> = waiters
             .attached_for()
             .into_iter()
             .map(|(pending_id, left)| (pending_id, now + micros(left)))
             .collect();
+        // In one order on every replica, so two renewing the same bundles
+        // never deadlock.
+        leases.sort();
         if let Err(error) = replicas::attach_all(&db, &leases).await {
             tracing::warn!(%error, "could not renew attachments");
         }

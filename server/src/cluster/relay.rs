@@ -22,22 +22,10 @@ pub(super) async fn listen(db: &Db) -> sqlx::Result<PgListener> {
     Ok(listener)
 }
 
-/// Sends the queued messages in order until shutdown, then what is left.
-pub(super) async fn send(
-    db: Db,
-    replica: Arc<str>,
-    mut queue: mpsc::Receiver<Relayed>,
-    shutdown: CancellationToken,
-) {
-    loop {
-        let message = tokio::select! {
-            message = queue.recv() => message,
-            () = shutdown.cancelled() => break,
-        };
-        let Some(message) = message else { return };
-        send_one(&db, &replica, &message).await;
-    }
-    while let Ok(message) = queue.try_recv() {
+/// Sends the queued messages in order, until every sender is gone: requests
+/// still finishing after shutdown began relay their wakes too.
+pub(super) async fn send(db: Db, replica: Arc<str>, mut queue: mpsc::Receiver<Relayed>) {
+    while let Some(message) = queue.recv().await {
         send_one(&db, &replica, &message).await;
     }
 }
@@ -47,8 +35,9 @@ async fn send_one(db: &Db, replica: &str, message: &Relayed) {
         return;
     };
     if let Err(error) = replicas::send(db.pool(), replica, &payload, now_micros()).await {
-        // The other replicas' waiters still re-read the database; browsers
-        // there catch up on their next read.
+        // Lost: agents waiting elsewhere get the answer when they next read
+        // (at the latest when their wait times out and they poll again);
+        // browsers there when they next load.
         tracing::warn!(%error, "could not relay a message to the other replicas");
     }
 }

@@ -232,7 +232,7 @@ pub async fn complete_active_bundle(
     now: i64,
 ) -> sqlx::Result<Option<Vec<StoredMessage>>> {
     let mut tx = db.begin_write().await?;
-    lock_rows(&mut tx, db, Scope::Bundle(pending_id)).await?;
+    lock_bundle(&mut tx, db, pending_id).await?;
     let responding = db.backend().metadata_set("status", "\"responding\"");
     let claimed: Vec<BundleRow> = sqlx::query_as(super::sql(format!(
         "UPDATE task_session_messages AS m SET metadata = {responding}, updated_at = $2 \
@@ -337,7 +337,7 @@ async fn rewrite_delivery_pending(
     change: impl Fn(&mut ClarificationMetadata),
 ) -> sqlx::Result<bool> {
     let mut tx = db.begin_write().await?;
-    lock_rows(&mut tx, db, Scope::Bundle(pending_id)).await?;
+    lock_bundle(&mut tx, db, pending_id).await?;
     let bundle = load(&mut *tx, pending_id).await?;
     let mut changed = false;
     for (row, mut message) in bundle
@@ -400,22 +400,21 @@ impl<'a> Scope<'a> {
     }
 }
 
-/// Locks the clarification rows in `scope` for the rest of the transaction,
-/// always in id order: two writers touching overlapping bundles (a claim on
-/// one replica, a session expiry on another) then queue instead of
-/// deadlocking, and the loser's statements see the winner's commit. SQLite's
-/// `BEGIN IMMEDIATE` has already serialized the writers.
-async fn lock_rows(tx: &mut Tx, db: &Db, scope: Scope<'_>) -> sqlx::Result<()> {
+/// Locks a bundle's rows for the rest of the transaction, always in id
+/// order: two writers touching the same bundle (a claim on one replica, a
+/// cancel or a session expiry on another) then queue instead of
+/// deadlocking, and the second one's statements see the first one's
+/// commit. SQLite's `BEGIN IMMEDIATE` has already serialized the writers.
+async fn lock_bundle(tx: &mut Tx, db: &Db, pending_id: &str) -> sqlx::Result<()> {
     if !db.backend().shared() {
         return Ok(());
     }
-    let (column, key) = scope.column();
     sqlx::query(super::sql(format!(
         "SELECT m.id FROM task_session_messages m \
-         WHERE m.{column} = $1 AND m.type = '{CLARIFICATION_REQUEST}' ORDER BY m.id{}",
+         WHERE m.pending_id = $1 AND m.type = '{CLARIFICATION_REQUEST}' ORDER BY m.id{}",
         db.backend().for_update()
     )))
-    .bind(key)
+    .bind(pending_id)
     .execute(&mut **tx)
     .await?;
     Ok(())
@@ -445,12 +444,14 @@ pub async fn transition(
     now: i64,
 ) -> sqlx::Result<Vec<String>> {
     let mut tx = db.begin_write().await?;
-    lock_rows(&mut tx, db, scope).await?;
     let (column, key) = scope.column();
+    // Locked as read, in id order (see `lock_bundle`); on PostgreSQL a row a
+    // claim changed meanwhile is read again and, no longer active, skipped.
     let rows: Vec<(String, String, String)> = sqlx::query_as(super::sql(format!(
         "SELECT m.id, m.pending_id, m.metadata FROM task_session_messages m \
-         WHERE m.{column} = $1 AND {}",
-        active("m")
+         WHERE m.{column} = $1 AND {} ORDER BY m.id{}",
+        active("m"),
+        db.backend().for_update()
     )))
     .bind(key)
     .fetch_all(&mut *tx)

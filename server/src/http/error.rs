@@ -71,6 +71,14 @@ impl From<crate::auth::AgentOnly> for Error {
 
 impl From<sqlx::Error> for Error {
     fn from(error: sqlx::Error) -> Self {
+        // PostgreSQL refuses U+0000 in text (22021) and in JSON (22P05): a
+        // request that smuggled one past the body check (in a path, or an
+        // MCP argument) is the caller's mistake, not the server's.
+        if let sqlx::Error::Database(db) = &error
+            && matches!(db.code().as_deref(), Some("22021" | "22P05"))
+        {
+            return Self::BadRequest("text may not contain the NUL character (U+0000)".to_owned());
+        }
         Self::internal(error)
     }
 }

@@ -1,9 +1,14 @@
 //! A JSON body extractor whose rejections use the API's error shape, naming
-//! the field serde could not read (`answers[0].custom_text: invalid type…`).
+//! the field serde could not read (`answers[0].custom_text: invalid type…`),
+//! and refusing the NUL character anywhere in the body (PostgreSQL cannot
+//! store it, so neither backend accepts it).
 
+use axum::body::Bytes;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{FromRequest, Request};
+use axum::http::{HeaderMap, StatusCode, header};
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 
 use super::error::Error;
 
@@ -19,10 +24,80 @@ where
     type Rejection = Error;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        match axum::Json::<T>::from_request(req, state).await {
+        if !is_json(req.headers()) {
+            return Err(Error::Status(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "invalid request body: expected Content-Type: application/json".to_owned(),
+            ));
+        }
+        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
+            let status = rejection.status();
+            let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
+                "request body too large"
+            } else {
+                "invalid request body"
+            };
+            Error::Status(status, message.to_owned())
+        })?;
+        // JSON can only spell NUL as an escape; look closer only then.
+        if bytes.windows(6).any(|w| w == b"\\u0000")
+            && let Ok(value) = serde_json::from_slice::<Value>(&bytes)
+            && let Some(field) = nul_field(&value, "")
+        {
+            return Err(Error::BadRequest(format!(
+                "{field}: may not contain the NUL character (U+0000)"
+            )));
+        }
+        match axum::Json::<T>::from_bytes(&bytes) {
             Ok(axum::Json(value)) => Ok(Self(value)),
             Err(rejection) => Err(rejection_error(&rejection)),
         }
+    }
+}
+
+/// `application/json`, or a `+json` type.
+fn is_json(headers: &HeaderMap) -> bool {
+    let Some(value) = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return false;
+    };
+    let essence = value
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || essence.starts_with("application/") && essence.ends_with("+json")
+}
+
+/// The path of the first string or key holding U+0000.
+fn nul_field(value: &Value, path: &str) -> Option<String> {
+    match value {
+        Value::String(text) if text.contains('\0') => Some(if path.is_empty() {
+            "body".to_owned()
+        } else {
+            path.to_owned()
+        }),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, item)| nul_field(item, &format!("{path}[{i}]"))),
+        Value::Object(map) => map.iter().find_map(|(key, item)| {
+            let path = if path.is_empty() {
+                key.clone()
+            } else {
+                format!("{path}.{key}")
+            };
+            if key.contains('\0') {
+                Some(path)
+            } else {
+                nul_field(item, &path)
+            }
+        }),
+        _ => None,
     }
 }
 
@@ -35,12 +110,6 @@ fn rejection_error(rejection: &JsonRejection) -> Error {
                 .trim_start_matches("Failed to deserialize the JSON body into the target type: ")
         ),
         JsonRejection::JsonSyntaxError(_) => "invalid request body: not valid JSON".to_owned(),
-        JsonRejection::MissingJsonContentType(_) => {
-            "invalid request body: expected Content-Type: application/json".to_owned()
-        }
-        _ if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE => {
-            "request body too large".to_owned()
-        }
         _ => "invalid request body".to_owned(),
     };
     Error::Status(rejection.status(), message)

@@ -334,7 +334,14 @@ impl Lifecycle {
             .any(|m| m.metadata.agent_disconnected);
         let now = now_micros();
 
-        let accepted = if !detached && self.is_attached(pending_id).await? {
+        let attached = !detached
+            && self.is_attached(pending_id).await.unwrap_or_else(|error| {
+                // The claim is made: deliver it some other way rather than
+                // strand it.
+                tracing::warn!(pending_id, %error, "could not tell whether the agent waits");
+                false
+            });
+        let accepted = if attached {
             self.wake(pending_id, &Wake::Resolved(response.clone()));
             true
         } else if matches!(outcome, Outcome::Rejected { .. }) {
@@ -348,6 +355,12 @@ impl Lifecycle {
             return Err(Error::Undelivered);
         }
         repo::finalize(&self.db, pending_id, now).await?;
+        if attached {
+            // Again, now that it is final: a waiter that arrived after the
+            // first wake and read the claim still in delivery was left
+            // sleeping.
+            self.wake(pending_id, &Wake::Resolved(response.clone()));
+        }
         sessions::transition(
             self.db.pool(),
             session_id,

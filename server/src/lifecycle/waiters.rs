@@ -70,7 +70,9 @@ impl Waiters {
     /// Records that the agent just asked and is about to poll: it counts as
     /// attached for the grace period even before its first poll arrives.
     pub fn touch(&self, pending_id: &str) {
-        entry(&mut self.lock(), pending_id).last_seen = Instant::now();
+        let mut entries = self.lock();
+        forget_stale(&mut entries);
+        entry(&mut entries, pending_id).last_seen = Instant::now();
     }
 
     /// Whether an agent is waiting on `pending_id` now or polled within [`GRACE`].
@@ -119,9 +121,14 @@ impl Waiters {
             entry.waiting = entry.waiting.saturating_sub(1);
             entry.last_seen = Instant::now();
         }
-        // Forget bundles nobody has waited on for a while.
-        entries.retain(|_, e| e.waiting > 0 || e.last_seen.elapsed() < GRACE * 4);
+        forget_stale(&mut entries);
     }
+}
+
+/// Forgets bundles nobody has waited on for a while (including those touched
+/// for a creation that then failed).
+fn forget_stale(entries: &mut HashMap<String, Entry>) {
+    entries.retain(|_, e| e.waiting > 0 || e.last_seen.elapsed() < GRACE * 4);
 }
 
 fn entry<'a>(entries: &'a mut HashMap<String, Entry>, pending_id: &str) -> &'a mut Entry {

@@ -35,7 +35,7 @@ use crate::ids::hash_secret;
 
 /// The MCP routes, each behind its own authentication.
 pub fn routes(state: &AppState) -> Router<AppState> {
-    let config = || {
+    let config = |surface: &'static str| {
         let mut hosts = vec![
             "localhost".to_owned(),
             "127.0.0.1".to_owned(),
@@ -48,6 +48,7 @@ pub fn routes(state: &AppState) -> Router<AppState> {
         if state.db().backend().shared() {
             config.session_store = Some(Arc::new(session_store::SharedSessions::new(
                 state.db().clone(),
+                surface,
             )));
         }
         config
@@ -57,7 +58,7 @@ pub fn routes(state: &AppState) -> Router<AppState> {
         StreamableHttpService::new(
             move || Ok(external::ExternalServer::new(state.clone())),
             Arc::new(LocalSessionManager::default()),
-            config(),
+            config("mcp"),
         )
     };
     let agent = {
@@ -65,7 +66,7 @@ pub fn routes(state: &AppState) -> Router<AppState> {
         StreamableHttpService::new(
             move || Ok(agent::AgentServer::new(state.clone())),
             Arc::new(LocalSessionManager::default()),
-            config(),
+            config("agent"),
         )
     };
     let agent_routes = Router::new()
