@@ -811,6 +811,8 @@ impl Lifecycle {
 /// How long a claim may sit undelivered before another replica takes it for
 /// abandoned (its replica died mid-delivery): far longer than any delivery
 /// takes, a resume dispatch being bounded by [`resume::WEBHOOK_TIMEOUT`].
+/// This assumes replica clocks agree to well within it and no replica
+/// stalls that long mid-delivery; neither is fenced.
 pub const ORPHAN_AFTER: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// How often replicas look for abandoned claims.
