@@ -3,6 +3,7 @@
 use crate::clock::{micros, now_micros};
 use crate::cluster::Cluster;
 use crate::db::Db;
+use crate::db::clarification::Guard;
 use crate::events::Events;
 use crate::lifecycle::waiters::Waiters;
 use crate::lifecycle::{Lifecycle, ORPHAN_AFTER};
@@ -56,9 +57,9 @@ impl AppState {
             // Other replicas may be delivering their claims right now: only
             // the abandoned ones are reconciled, now and from time to time.
             let cutoff = now_micros() - micros(ORPHAN_AFTER);
-            lifecycle.reconcile(Some(cutoff)).await
+            lifecycle.reconcile(Guard::UntouchedBefore(cutoff)).await
         } else {
-            lifecycle.reconcile(None).await
+            lifecycle.reconcile(Guard::Any).await
         };
         if let Err(error) = reconciled {
             // Nothing will serve: stop what joining the replicas started.

@@ -324,3 +324,66 @@ async fn a_tasks_sessions_are_listed_primary_first_with_their_pending_action() {
     assert_eq!(server.get("/tasks/nope/sessions").await.0, 404);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn r6_a_claim_taken_back_by_reconciliation_is_fenced_off_from_its_delivery() {
+    use clarify_server::db::clarification::{self as repo, Guard};
+    let server = TestServer::start().await;
+    let (_, session, token) = server.session(None).await;
+    let pending = server.ask(&session, &token, one_question("Fenced?")).await;
+    let db = server.db();
+    let outcome = clarify_core::Outcome::Rejected {
+        reason: String::new(),
+    };
+    let now = clarify_server::clock::now_micros();
+
+    // A replica claims, then stalls; another takes the claim for abandoned.
+    let stalled = repo::complete_active_bundle(db, &pending, &outcome, now)
+        .await
+        .unwrap()
+        .expect("won");
+    let later = now + 1_000_000;
+    assert!(
+        repo::restore(db, &pending, later, Guard::UntouchedBefore(later))
+            .await
+            .unwrap()
+    );
+    // Someone answers again and is delivering.
+    let current = repo::complete_active_bundle(db, &pending, &outcome, later + 1)
+        .await
+        .unwrap()
+        .expect("answerable again");
+
+    // The stalled delivery wakes up: none of its writes touches the new claim.
+    let stale = Guard::Claim(stalled.token);
+    assert!(
+        !repo::mark_resume_attempted(db, &pending, later + 2, stalled.token)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !repo::finalize(db, &pending, later + 2, stale)
+            .await
+            .unwrap()
+    );
+    assert!(!repo::restore(db, &pending, later + 2, stale).await.unwrap());
+    let rows = repo::load(db.pool(), &pending).await.unwrap().unwrap();
+    assert!(
+        rows.messages
+            .iter()
+            .all(|m| m.metadata.response_delivery_pending)
+    );
+
+    // The current one completes.
+    assert!(
+        repo::finalize(db, &pending, later + 3, Guard::Claim(current.token))
+            .await
+            .unwrap()
+    );
+    let (_, view) = server.get(&format!("/clarification/{pending}")).await;
+    assert_eq!(
+        (&view["status"], &view["active"]),
+        (&json!("rejected"), &json!(false))
+    );
+    server.stop().await;
+}

@@ -219,7 +219,7 @@ pub async fn active_bundles_of_session(tx: &mut Tx, session_id: &str) -> sqlx::R
 /// active rows to `responding`, then each claimed row gets its terminal
 /// status, its answer (on `answered`, P1a) and `response_delivery_pending`.
 ///
-/// `Some(rows)` when this caller won, `None` when nothing was claimable
+/// `Some(claim)` when this caller won, `None` when nothing was claimable
 /// (someone else won, or the bundle is not active). No activeness pre-check
 /// happens anywhere else (P2).
 ///
@@ -230,7 +230,7 @@ pub async fn complete_active_bundle(
     pending_id: &str,
     outcome: &Outcome,
     now: i64,
-) -> sqlx::Result<Option<Vec<StoredMessage>>> {
+) -> sqlx::Result<Option<Claim>> {
     let mut tx = db.begin_write().await?;
     lock_bundle(&mut tx, db, pending_id).await?;
     let responding = db.backend().metadata_set("status", "\"responding\"");
@@ -270,30 +270,52 @@ pub async fn complete_active_bundle(
         messages.push(message);
     }
     tx.commit().await?;
-    Ok(Some(messages))
+    Ok(Some(Claim {
+        messages,
+        token: now,
+    }))
 }
 
-/// Rolls a claimed bundle whose delivery failed back to pending, so it is
-/// answerable again (R7). Returns whether anything was restored.
+/// A won claim, still to be delivered.
+#[derive(Debug, Clone)]
+pub struct Claim {
+    /// The claimed rows as now stored.
+    pub messages: Vec<StoredMessage>,
+    /// The `updated_at` the claim wrote: the delivery's later writes apply
+    /// only while the rows still carry it, so once reconciliation has taken
+    /// the claim back (its replica looked dead) they change nothing.
+    pub token: i64,
+}
+
+/// Which claimed, undelivered rows a delivery rewrite may touch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Guard {
+    /// Every one (one process, just started: nobody else is delivering).
+    Any,
+    /// Those untouched since then (abandoned by a replica that died).
+    UntouchedBefore(i64),
+    /// Those of this delivery: still carrying its token.
+    Claim(i64),
+}
+
+impl Guard {
+    fn admits(self, updated_at: i64) -> bool {
+        match self {
+            Self::Any => true,
+            Self::UntouchedBefore(cutoff) => updated_at < cutoff,
+            Self::Claim(token) => updated_at == token,
+        }
+    }
+}
+
+/// Rolls a claimed bundle whose delivery failed, or was abandoned, back to
+/// pending, so it is answerable again (R7, R6). Returns whether anything was
+/// restored.
 ///
 /// # Errors
 /// Database errors.
-pub async fn restore(db: &Db, pending_id: &str, now: i64) -> sqlx::Result<bool> {
-    restore_abandoned(db, pending_id, now, None).await
-}
-
-/// [`restore`], limited to rows untouched since `before` (when given): a
-/// claim another replica is delivering right now is left alone.
-///
-/// # Errors
-/// Database errors.
-pub async fn restore_abandoned(
-    db: &Db,
-    pending_id: &str,
-    now: i64,
-    before: Option<i64>,
-) -> sqlx::Result<bool> {
-    rewrite_delivery_pending(db, pending_id, now, before, |meta| {
+pub async fn restore(db: &Db, pending_id: &str, now: i64, guard: Guard) -> sqlx::Result<bool> {
+    rewrite_delivery_pending(db, pending_id, now, guard, |meta| {
         meta.status = Status::Pending.as_str().to_owned();
         meta.response = None;
         meta.response_delivery_pending = false;
@@ -306,21 +328,8 @@ pub async fn restore_abandoned(
 ///
 /// # Errors
 /// Database errors.
-pub async fn finalize(db: &Db, pending_id: &str, now: i64) -> sqlx::Result<bool> {
-    finalize_abandoned(db, pending_id, now, None).await
-}
-
-/// [`finalize`], limited like [`restore_abandoned`].
-///
-/// # Errors
-/// Database errors.
-pub async fn finalize_abandoned(
-    db: &Db,
-    pending_id: &str,
-    now: i64,
-    before: Option<i64>,
-) -> sqlx::Result<bool> {
-    rewrite_delivery_pending(db, pending_id, now, before, |meta| {
+pub async fn finalize(db: &Db, pending_id: &str, now: i64, guard: Guard) -> sqlx::Result<bool> {
+    rewrite_delivery_pending(db, pending_id, now, guard, |meta| {
         meta.response_delivery_pending = false;
         meta.resume_attempted = false;
     })
@@ -333,7 +342,7 @@ async fn rewrite_delivery_pending(
     db: &Db,
     pending_id: &str,
     now: i64,
-    untouched_before: Option<i64>,
+    guard: Guard,
     change: impl Fn(&mut ClarificationMetadata),
 ) -> sqlx::Result<bool> {
     let mut tx = db.begin_write().await?;
@@ -344,8 +353,7 @@ async fn rewrite_delivery_pending(
         .iter()
         .flat_map(|b| b.rows.iter().zip(b.messages.clone()))
     {
-        let in_use = untouched_before.is_some_and(|before| row.updated_at >= before);
-        if !message.metadata.response_delivery_pending || in_use {
+        if !message.metadata.response_delivery_pending || !guard.admits(row.updated_at) {
             continue;
         }
         change(&mut message.metadata);
@@ -370,13 +378,20 @@ pub async fn delivery_pending(db: impl AnyExecutor<'_>) -> sqlx::Result<Vec<Stri
     Ok(rows.into_iter().map(|(p,)| p).collect())
 }
 
-/// Records that a resume dispatch is about to start for a claimed bundle, so
-/// a crash during it is not answered with a second resume (at most once).
+/// Records that a resume dispatch is about to start for the claim carrying
+/// `token`, so a crash during it is not answered with a second resume (at
+/// most once). `false`: the claim is no longer this delivery's. The rows
+/// carry `now` as their token afterwards.
 ///
 /// # Errors
 /// Database errors.
-pub async fn mark_resume_attempted(db: &Db, pending_id: &str, now: i64) -> sqlx::Result<bool> {
-    rewrite_delivery_pending(db, pending_id, now, None, |meta| {
+pub async fn mark_resume_attempted(
+    db: &Db,
+    pending_id: &str,
+    now: i64,
+    token: i64,
+) -> sqlx::Result<bool> {
+    rewrite_delivery_pending(db, pending_id, now, Guard::Claim(token), |meta| {
         meta.resume_attempted = true;
     })
     .await

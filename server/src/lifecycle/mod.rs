@@ -20,7 +20,7 @@ use serde_json::json;
 use crate::auth::{self, Caller};
 use crate::clock::{self, micros, now_micros};
 use crate::cluster::Cluster;
-use crate::db::clarification::{self as repo, Bundle, Scope, Transition};
+use crate::db::clarification::{self as repo, Bundle, Guard, Scope, Transition};
 use crate::db::messages::{self, CLARIFICATION_REQUEST, Message};
 use crate::db::{Db, sessions, turns};
 use crate::events::Events;
@@ -288,12 +288,12 @@ impl Lifecycle {
                 return Err(Error::internal(error));
             }
         };
-        let Some(_claimed) = claimed else {
+        let Some(claim) = claimed else {
             return self.loser(pending_id).await;
         };
 
         let response = outcome.to_response(pending_id, &clock::rfc3339(now));
-        self.deliver(&bundle, &questions, &outcome, &response)
+        self.deliver(&bundle, &questions, &outcome, &response, claim.token)
             .await?;
         Ok(RespondBody::new(true, outcome.status(), response))
     }
@@ -318,13 +318,15 @@ impl Lifecycle {
     /// R7: a live waiter gets the answer in its turn; otherwise a detached
     /// answer resumes the agent through its session's target and a detached
     /// rejection is stored without resuming (R9). Anything not accepted is
-    /// rolled back (restore) and reported (R7a).
+    /// rolled back (restore) and reported (R7a). Every write is guarded by
+    /// the claim's `token`: a claim reconciliation took back reaches no one.
     async fn deliver(
         &self,
         bundle: &Bundle,
         questions: &[clarify_core::Question],
         outcome: &Outcome,
         response: &Response,
+        token: i64,
     ) -> Result<()> {
         let pending_id = response.pending_id.as_str();
         let session_id = bundle.session_id();
@@ -333,6 +335,7 @@ impl Lifecycle {
             .iter()
             .any(|m| m.metadata.agent_disconnected);
         let now = now_micros();
+        let ours = Guard::Claim(token);
 
         let attached = !detached
             && self.is_attached(pending_id).await.unwrap_or_else(|error| {
@@ -341,25 +344,25 @@ impl Lifecycle {
                 tracing::warn!(pending_id, %error, "could not tell whether the agent waits");
                 false
             });
-        let accepted = if attached {
-            self.wake(pending_id, &Wake::Resolved(response.clone()));
-            true
+        let delivered = if attached {
+            // Final before the wake: a waiter that reads the claim still in
+            // delivery sleeps until the wake, and a claim taken back is
+            // never handed over.
+            let delivered = repo::finalize(&self.db, pending_id, now, ours).await?;
+            if delivered {
+                self.wake(pending_id, &Wake::Resolved(response.clone()));
+            }
+            delivered
         } else if matches!(outcome, Outcome::Rejected { .. }) {
-            true
+            repo::finalize(&self.db, pending_id, now, ours).await?
         } else {
-            self.resume(bundle, questions, outcome, response).await?
+            self.resume(bundle, questions, outcome, response, token)
+                .await?
         };
 
-        if !accepted {
-            repo::restore(&self.db, pending_id, now_micros()).await?;
+        if !delivered {
+            repo::restore(&self.db, pending_id, now_micros(), ours).await?;
             return Err(Error::Undelivered);
-        }
-        repo::finalize(&self.db, pending_id, now).await?;
-        if attached {
-            // Again, now that it is final: a waiter that arrived after the
-            // first wake and read the claim still in delivery was left
-            // sleeping.
-            self.wake(pending_id, &Wake::Resolved(response.clone()));
         }
         sessions::transition(
             self.db.pool(),
@@ -374,42 +377,55 @@ impl Lifecycle {
         Ok(())
     }
 
+    /// Resumes a detached agent with the answer claimed under `token`;
+    /// finalizes on success and restores on a refused dispatch.
     async fn resume(
         &self,
         bundle: &Bundle,
         questions: &[clarify_core::Question],
         outcome: &Outcome,
         response: &Response,
+        token: i64,
     ) -> Result<bool> {
+        let pending_id = response.pending_id.as_str();
         let session_id = bundle.session_id();
         let Some(session) = sessions::get(self.db.pool(), session_id).await? else {
             return Ok(false);
         };
         let Ok(target) = serde_json::from_str::<ResumeTarget>(&session.resume_target) else {
-            tracing::warn!(pending_id = %response.pending_id, "detached answer but the session has no resume target");
+            tracing::warn!(
+                pending_id,
+                "detached answer but the session has no resume target"
+            );
             return Ok(false);
         };
         let prompt = agent_text::resume_prompt(questions, outcome);
         let payload = ResumePayload {
             session_id,
             task_id: bundle.task_id(),
-            pending_id: &response.pending_id,
+            pending_id,
             prompt: &prompt,
             response,
         };
-        if !repo::mark_resume_attempted(&self.db, &response.pending_id, now_micros()).await? {
+        let marked_at = now_micros();
+        if !repo::mark_resume_attempted(&self.db, pending_id, marked_at, token).await? {
             // No longer ours to deliver: reconciliation took the claim back
             // (this replica looked dead), so nothing may reach the agent.
-            tracing::warn!(pending_id = %response.pending_id, "claim reconciled before its resume");
+            tracing::warn!(pending_id, "claim reconciled before its resume");
             return Ok(false);
         }
+        let ours = Guard::Claim(marked_at);
         if !resume::dispatch(&self.http, &target, &payload).await {
+            repo::restore(&self.db, pending_id, now_micros(), ours).await?;
             return Ok(false);
         }
         // The agent continues in a successor turn, created only now that the
         // dispatch was accepted.
         let now = now_micros();
         self.start_turn(session_id, now).await?;
+        // `false` only if reconciliation kept the claim meanwhile: either way
+        // the answer stands and was sent once.
+        repo::finalize(&self.db, pending_id, now, ours).await?;
         Ok(true)
     }
 
@@ -684,13 +700,13 @@ impl Lifecycle {
     /// unless a resume dispatch had started, which may have reached the
     /// agent; that one is kept (an answer reaches the agent at most once).
     ///
-    /// `abandoned_before`: only claims untouched since then, when other
-    /// replicas may be delivering theirs right now (see [`ORPHAN_AFTER`]);
-    /// `None` takes every claim (one process, just started).
+    /// `guard`: [`Guard::Any`] for one process just started;
+    /// [`Guard::UntouchedBefore`] when other replicas may be delivering their
+    /// claims right now (see [`ORPHAN_AFTER`]).
     ///
     /// # Errors
     /// Database errors.
-    pub async fn reconcile(&self, abandoned_before: Option<i64>) -> Result<usize> {
+    pub async fn reconcile(&self, guard: Guard) -> Result<usize> {
         let mut reconciled = 0;
         for pending_id in repo::delivery_pending(self.db.pool()).await? {
             let attempted = repo::load(self.db.pool(), &pending_id)
@@ -698,9 +714,9 @@ impl Lifecycle {
                 .is_some_and(|b| b.messages.iter().any(|m| m.metadata.resume_attempted));
             let now = now_micros();
             let changed = if attempted {
-                repo::finalize_abandoned(&self.db, &pending_id, now, abandoned_before).await?
+                repo::finalize(&self.db, &pending_id, now, guard).await?
             } else {
-                repo::restore_abandoned(&self.db, &pending_id, now, abandoned_before).await?
+                repo::restore(&self.db, &pending_id, now, guard).await?
             };
             if changed {
                 reconciled += 1;
@@ -731,7 +747,7 @@ impl Lifecycle {
                 _ = tick.tick() => {}
             }
             let cutoff = now_micros() - micros(ORPHAN_AFTER);
-            if let Err(error) = self.reconcile(Some(cutoff)).await {
+            if let Err(error) = self.reconcile(Guard::UntouchedBefore(cutoff)).await {
                 tracing::warn!(%error, "reconciling abandoned claims failed");
             }
         }
@@ -811,8 +827,9 @@ impl Lifecycle {
 /// How long a claim may sit undelivered before another replica takes it for
 /// abandoned (its replica died mid-delivery): far longer than any delivery
 /// takes, a resume dispatch being bounded by [`resume::WEBHOOK_TIMEOUT`].
-/// This assumes replica clocks agree to well within it and no replica
-/// stalls that long mid-delivery; neither is fenced.
+/// A replica that stalls longer, or whose clock is that far behind, loses
+/// its claim: every later write of its delivery is fenced off by the claim's
+/// token, so the answer reaches the agent at most once.
 pub const ORPHAN_AFTER: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// How often replicas look for abandoned claims.
