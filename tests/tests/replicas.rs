@@ -42,6 +42,11 @@ async fn stop(first: TestServer, second: TestServer) {
     first.stop().await;
 }
 
+/// Whether `server` reports the asking agent as waiting for `pending`.
+async fn agent_waiting(server: &TestServer, pending: &str) -> bool {
+    server.get(&format!("/clarification/{pending}")).await.1["agent_waiting"] == true
+}
+
 fn question(prompt: &str) -> Value {
     json!([{"prompt": prompt, "options": [{"label": "a"}, {"label": "b"}]}])
 }
@@ -225,15 +230,12 @@ async fn mcp_clients_behind_a_round_robin_balancer_work_on_any_replica() {
 async fn a_long_poll_on_one_replica_returns_the_answer_given_through_the_other() {
     let (first, second) = two_replicas(Config::default()).await;
     let (_, session, agent_token) = first.session(None).await;
-    let (status, created) = first
-        .as_token(&agent_token)
-        .post(
-            "/clarification/request",
-            &json!({"session_id": session, "questions": question("Proceed?"), "attach": true}),
-        )
+    // Asked without attaching: the agent counts as waiting only once its
+    // long poll is registered.
+    let pending = first
+        .ask(&session, &agent_token, question("Proceed?"))
         .await;
-    assert_eq!(status, 201, "{created}");
-    let pending = created["pending_id"].as_str().unwrap().to_owned();
+    assert!(!agent_waiting(&second, &pending).await);
 
     let waiting = {
         let api = first.client().clone();
@@ -247,15 +249,30 @@ async fn a_long_poll_on_one_replica_returns_the_answer_given_through_the_other()
             )
         })
     };
-    let answer = json!({"answers": [{"question_id": "q1", "selected_options": ["q1_opt2"]}]});
-    let (status, won) = second.respond(&pending, &answer).await;
+    // The other replica learns that the agent waits (the lease is written
+    // right after the waiter registers), so the answer must travel live.
+    tokio::time::timeout(PROMPTLY, async {
+        while !agent_waiting(&second, &pending).await {
+            tokio::task::yield_now().await;
+        }
+    })
+    .await
+    .expect("the other replica saw the agent waiting");
+
+    // The reason of a rejection is not stored: only the relay carries it.
+    let (status, won) = second
+        .respond(
+            &pending,
+            &json!({"rejected": true, "reject_reason": "later"}),
+        )
+        .await;
     assert_eq!((status, &won["claimed"]), (200, &json!(true)), "{won}");
     let (status, waited) = tokio::time::timeout(PROMPTLY, waiting)
         .await
         .expect("the long poll returned")
         .unwrap();
     assert_eq!(status, 200, "{waited}");
-    assert_eq!(waited["response"]["answers"], won["response"]["answers"]);
+    assert_eq!(waited["response"]["reject_reason"], "later", "{waited}");
     stop(first, second).await;
 }
 
