@@ -24,19 +24,9 @@ async fn replica(database: &TestDatabase) -> AppState {
 }
 
 async fn task(state: &AppState) -> String {
-    let now = clarify_server::clock::now_micros();
-    let task = clarify_server::db::tasks::Task {
-        id: clarify_server::ids::new_id(),
-        workspace_id: String::new(),
-        title: "bench".into(),
-        description: String::new(),
-        created_at: now,
-        updated_at: now,
-    };
-    clarify_server::db::tasks::insert(state.db().pool(), &task)
-        .await
-        .unwrap();
-    task.id
+    let id = clarify_server::ids::new_id();
+    clarify_tests::insert_task(state.db(), &id).await;
+    id
 }
 
 /// An agent blocked on a new question of its own session on `agent`;

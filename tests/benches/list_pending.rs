@@ -55,17 +55,7 @@ async fn median_list_time(history: usize) -> Duration {
     let state = AppState::new(db, Config::default()).await.unwrap();
     let lifecycle = &state.lifecycle;
     let now = clarify_server::clock::now_micros();
-    let task = clarify_server::db::tasks::Task {
-        id: "task".into(),
-        workspace_id: String::new(),
-        title: "bench".into(),
-        description: String::new(),
-        created_at: now,
-        updated_at: now,
-    };
-    clarify_server::db::tasks::insert(state.db().pool(), &task)
-        .await
-        .unwrap();
+    clarify_tests::insert_task(state.db(), "task").await;
     let bundle: clarify_core::NewBundle = serde_json::from_value(json!({"questions": [
         {"prompt": "Which?", "options": [{"label": "a"}, {"label": "b"}]}]}))
     .unwrap();

@@ -208,6 +208,26 @@ impl TestServer {
     }
 }
 
+/// Stores a task named `id` with no workspace, straight into `db` (for
+/// benchmarks that build their data below the API).
+///
+/// # Panics
+/// On database errors.
+pub async fn insert_task(db: &clarify_server::db::Db, id: &str) {
+    let now = clarify_server::clock::now_micros();
+    let task = clarify_server::db::tasks::Task {
+        id: id.to_owned(),
+        workspace_id: String::new(),
+        title: "bench".into(),
+        description: String::new(),
+        created_at: now,
+        updated_at: now,
+    };
+    clarify_server::db::tasks::insert(db.pool(), &task)
+        .await
+        .expect("insert a task");
+}
+
 /// A browser's live event stream (`/api/v1/ws`) on one server.
 pub type EventSocket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
