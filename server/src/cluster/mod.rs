@@ -86,7 +86,8 @@ impl Outbound {
 impl Cluster {
     /// Joins the replicas sharing `db` (nothing to join on SQLite): listens
     /// for their messages before returning, so none sent afterwards is
-    /// missed, and keeps relaying and renewing attachments until `shutdown`.
+    /// missed, and keeps listening and renewing attachments until
+    /// `shutdown`; relays until the last handle to this cluster is dropped.
     ///
     /// # Errors
     /// When the listener cannot connect.
