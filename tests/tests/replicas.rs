@@ -278,6 +278,78 @@ async fn a_long_poll_on_one_replica_returns_the_answer_given_through_the_other()
 
 #[tokio::test]
 #[ignore = "needs PostgreSQL"]
+async fn hand_overs_survive_the_replicas_losing_their_listening_connections() {
+    let (first, second) = two_replicas(Config::default()).await;
+    let pool = first.db().pool();
+    let listeners = async || -> Vec<i64> {
+        let rows: Vec<(i64,)> = sqlx::query_as(
+            "SELECT CAST(pid AS BIGINT) FROM pg_stat_activity \
+             WHERE datname = current_database() AND query ILIKE 'LISTEN%' ORDER BY 1",
+        )
+        .fetch_all(pool)
+        .await
+        .unwrap();
+        rows.into_iter().map(|(pid,)| pid).collect()
+    };
+    let before = listeners().await;
+    assert_eq!(before.len(), 2, "one listener a replica");
+    // As a database failover or an idle-connection reaper would.
+    sqlx::query(
+        "SELECT CAST(pg_terminate_backend(pid) AS TEXT) FROM pg_stat_activity \
+         WHERE datname = current_database() AND query ILIKE 'LISTEN%'",
+    )
+    .execute(pool)
+    .await
+    .unwrap();
+    // Each replica reconnects and listens again on its own.
+    tokio::time::timeout(PROMPTLY, async {
+        loop {
+            let now = listeners().await;
+            if now.len() == 2 && now.iter().all(|pid| !before.contains(pid)) {
+                break;
+            }
+            tokio::task::yield_now().await;
+        }
+    })
+    .await
+    .expect("both replicas listen again, on new connections");
+
+    let (_, session, agent_token) = first.session(None).await;
+    let pending = first
+        .ask(&session, &agent_token, question("Still there?"))
+        .await;
+    let waiting = {
+        let api = first.client().clone();
+        let url = first.url(&format!("/api/v1/clarification/{pending}/wait?timeout=60"));
+        tokio::spawn(async move {
+            let response = api.get(url).bearer_auth(agent_token).send().await.unwrap();
+            response.json::<Value>().await.unwrap()
+        })
+    };
+    tokio::time::timeout(PROMPTLY, async {
+        while !agent_waiting(&second, &pending).await {
+            tokio::task::yield_now().await;
+        }
+    })
+    .await
+    .expect("the other replica saw the agent waiting");
+    let (status, _) = second
+        .respond(
+            &pending,
+            &json!({"rejected": true, "reject_reason": "relayed"}),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let waited = tokio::time::timeout(PROMPTLY, waiting)
+        .await
+        .expect("the long poll returned")
+        .unwrap();
+    assert_eq!(waited["response"]["reject_reason"], "relayed", "{waited}");
+    stop(first, second).await;
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL"]
 async fn r6_replicas_starting_together_reconcile_only_abandoned_claims() {
     two_replicas_on_postgres();
     let first = TestServer::start().await;
