@@ -127,6 +127,13 @@ impl TestServer {
         self.api().respond(pending_id, body).await
     }
 
+    /// Creates a task and a session (no token) whose agent `receiver`
+    /// resumes; see [`Api::session`].
+    pub async fn session_resumed_by(&self, receiver: &Receiver) -> (String, String, String) {
+        self.session(Some(json!({"webhook_url": receiver.url()})))
+            .await
+    }
+
     /// Creates a task and a session without a token; see [`Api::session`].
     pub async fn session(&self, resume: Option<Value>) -> (String, String, String) {
         self.api().session(resume).await

@@ -41,9 +41,7 @@ async fn owned_bundle(server: &TestServer, token: &str) -> (String, String, Stri
 async fn a4_auth_off_every_caller_is_unscoped_with_the_six_carve_outs() {
     let server = TestServer::start().await;
     let receiver = Receiver::start().await;
-    let (_, session, agent) = server
-        .session(Some(json!({"webhook_url": receiver.url()})))
-        .await;
+    let (_, session, agent) = server.session_resumed_by(&receiver).await;
     let pending = server.ask(&session, &agent, question()).await;
 
     // 2: a success carries claimed, status and response.

@@ -81,9 +81,7 @@ async fn asking_needs_the_sessions_own_agent_token() {
 async fn completing_the_turn_detaches_and_the_answer_resumes_the_agent() {
     let server = TestServer::start().await;
     let receiver = Receiver::start().await;
-    let (_, session, token) = server
-        .session(Some(json!({"webhook_url": receiver.url()})))
-        .await;
+    let (_, session, token) = server.session_resumed_by(&receiver).await;
     let (_, turn) = server
         .post(&format!("/sessions/{session}/turns"), &json!({}))
         .await;

@@ -77,9 +77,7 @@ async fn s1_s3_each_surface_lists_exactly_its_tools_with_portable_schemas() {
 async fn l3_l11_a_listed_bundle_carries_every_key_and_answers_over_mcp() {
     let server = TestServer::start().await;
     let receiver = Receiver::start().await;
-    let (task, session, agent) = server
-        .session(Some(json!({"webhook_url": receiver.url()})))
-        .await;
+    let (task, session, agent) = server.session_resumed_by(&receiver).await;
     let client = connect(&server, "/mcp", None).await;
 
     let empty = ok(&call(&client, "list_pending_questions_kandev", &json!({})).await);
@@ -399,9 +397,7 @@ async fn t1_t2_list_tasks_and_read_a_conversation() {
 async fn r3_rest_and_mcp_race_with_exactly_one_winner() {
     let server = TestServer::start().await;
     let receiver = Receiver::start().await;
-    let (_, session, agent) = server
-        .session(Some(json!({"webhook_url": receiver.url()})))
-        .await;
+    let (_, session, agent) = server.session_resumed_by(&receiver).await;
     let client = connect(&server, "/mcp", None).await;
     let iterations = 30;
     for i in 0..iterations {
@@ -491,9 +487,7 @@ async fn cancelling_the_call_detaches_and_a_later_answer_resumes_the_agent() {
 
     let server = TestServer::start().await;
     let receiver = Receiver::start().await;
-    let (_, session, agent_token) = server
-        .session(Some(json!({"webhook_url": receiver.url()})))
-        .await;
+    let (_, session, agent_token) = server.session_resumed_by(&receiver).await;
     let agent = connect(&server, "/mcp/agent", Some(&agent_token)).await;
     let mut socket = server.events().await;
     let arguments = json!({"questions": [{"prompt": "Continue?", "options": [{"label": "yes"}, {"label": "no"}]}]});
@@ -540,12 +534,11 @@ async fn cancelling_the_call_detaches_and_a_later_answer_resumes_the_agent() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn the_agent_surface_needs_an_agent_token_and_asks_on_its_own_session() {
-    let server = TestServer::start().await;
+/// A `tools/list` without a token is refused with 401 and a Bearer challenge.
+async fn assert_refused_without_a_token(server: &TestServer, path: &str) {
     let response = server
         .client()
-        .post(server.url("/mcp/agent"))
+        .post(server.url(path))
         .header("accept", "application/json, text/event-stream")
         .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
         .send()
@@ -553,6 +546,12 @@ async fn the_agent_surface_needs_an_agent_token_and_asks_on_its_own_session() {
         .unwrap();
     assert_eq!(response.status(), 401);
     assert_eq!(response.headers()["www-authenticate"], "Bearer");
+}
+
+#[tokio::test]
+async fn the_agent_surface_needs_an_agent_token_and_asks_on_its_own_session() {
+    let server = TestServer::start().await;
+    assert_refused_without_a_token(&server, "/mcp/agent").await;
     server.stop().await;
 }
 
@@ -563,16 +562,7 @@ async fn with_auth_on_mcp_needs_a_token_and_sees_only_the_callers_bundles() {
         ..Config::default()
     })
     .await;
-    let response = server
-        .client()
-        .post(server.url("/mcp"))
-        .header("accept", "application/json, text/event-stream")
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 401);
-    assert_eq!(response.headers()["www-authenticate"], "Bearer");
+    assert_refused_without_a_token(&server, "/mcp").await;
 
     let alice = server.token("alice").await;
     let bob = server.token("bob").await;

@@ -56,9 +56,7 @@ fn question(prompt: &str) -> Value {
 async fn r3_racers_spread_over_two_replicas_have_exactly_one_winner() {
     let (first, second) = two_replicas(Config::default()).await;
     let receiver = Receiver::start().await;
-    let (_, session, token) = first
-        .session(Some(json!({"webhook_url": receiver.url()})))
-        .await;
+    let (_, session, token) = first.session_resumed_by(&receiver).await;
     for iteration in 0..30 {
         let pending = first
             .ask(&session, &token, question(&format!("round {iteration}")))
@@ -75,9 +73,7 @@ async fn r3_racers_spread_over_two_replicas_have_exactly_one_winner() {
 async fn a_cancel_on_one_replica_and_an_answer_on_the_other_never_both_win() {
     let (first, second) = two_replicas(Config::default()).await;
     let receiver = Receiver::start().await;
-    let (_, session, token) = first
-        .session(Some(json!({"webhook_url": receiver.url()})))
-        .await;
+    let (_, session, token) = first.session_resumed_by(&receiver).await;
     let answer = json!({"answers": [{"question_id": "q1", "selected_options": ["q1_opt1"]}]});
     for iteration in 0..30 {
         let pending = first

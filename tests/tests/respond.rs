@@ -212,13 +212,20 @@ async fn unknown_bundle_is_404_on_all_four_endpoints() {
     server.stop().await;
 }
 
+/// A server, the agent's resume receiver, and two questions that agent asked.
+async fn asked_by_a_resumable_agent() -> (TestServer, Receiver, String) {
+    let server = TestServer::start().await;
+    let receiver = Receiver::start().await;
+    let (_, session, token) = server.session_resumed_by(&receiver).await;
+    let pending = server.ask(&session, &token, two_questions()).await;
+    (server, receiver, pending)
+}
+
 #[tokio::test]
 async fn r3_concurrent_answers_have_exactly_one_winner() {
     let server = TestServer::start().await;
     let receiver = Receiver::start().await;
-    let (_, session, token) = server
-        .session(Some(json!({"webhook_url": receiver.url()})))
-        .await;
+    let (_, session, token) = server.session_resumed_by(&receiver).await;
     for iteration in 0..25 {
         let pending = server.ask(&session, &token, json!([{"prompt": format!("round {iteration}"), "options": [{"label": "a"}, {"label": "b"}]}])).await;
         let results = race_answers(&[&server], &pending, 4).await;
@@ -234,12 +241,7 @@ async fn r3_concurrent_answers_have_exactly_one_winner() {
 
 #[tokio::test]
 async fn detached_answer_resumes_once_and_a_refused_resume_restores() {
-    let server = TestServer::start().await;
-    let receiver = Receiver::start().await;
-    let (_, session, token) = server
-        .session(Some(json!({"webhook_url": receiver.url()})))
-        .await;
-    let pending = server.ask(&session, &token, two_questions()).await;
+    let (server, receiver, pending) = asked_by_a_resumable_agent().await;
     let (status, _) = server
         .respond(&pending, &answer("q1_opt2", "q2_opt1"))
         .await;
@@ -272,12 +274,7 @@ async fn detached_answer_resumes_once_and_a_refused_resume_restores() {
 
 #[tokio::test]
 async fn rejection_of_a_detached_bundle_is_stored_without_resuming() {
-    let server = TestServer::start().await;
-    let receiver = Receiver::start().await;
-    let (_, session, token) = server
-        .session(Some(json!({"webhook_url": receiver.url()})))
-        .await;
-    let pending = server.ask(&session, &token, two_questions()).await;
+    let (server, receiver, pending) = asked_by_a_resumable_agent().await;
     let (status, body) = server
         .respond(
             &pending,
@@ -304,12 +301,7 @@ async fn rejection_of_a_detached_bundle_is_stored_without_resuming() {
 
 #[tokio::test]
 async fn r2c_a_malformed_answer_to_a_resolved_bundle_gets_the_validation_error() {
-    let server = TestServer::start().await;
-    let receiver = Receiver::start().await;
-    let (_, session, token) = server
-        .session(Some(json!({"webhook_url": receiver.url()})))
-        .await;
-    let pending = server.ask(&session, &token, two_questions()).await;
+    let (server, _receiver, pending) = asked_by_a_resumable_agent().await;
     let (status, _) = server
         .respond(&pending, &answer("q1_opt1", "q2_opt1"))
         .await;
@@ -331,9 +323,7 @@ async fn r2c_a_malformed_answer_to_a_resolved_bundle_gets_the_validation_error()
 async fn n3a_equivalent_answers_store_byte_identical_payloads() {
     let server = TestServer::start().await;
     let receiver = Receiver::start().await;
-    let (_, session, token) = server
-        .session(Some(json!({"webhook_url": receiver.url()})))
-        .await;
+    let (_, session, token) = server.session_resumed_by(&receiver).await;
     let mut payloads = Vec::new();
     for body in [
         json!({"answers": [
@@ -448,9 +438,7 @@ async fn t1_a_secondary_sessions_question_marks_the_task_not_the_primary() {
 async fn m5_a_bundle_without_task_id_resolves_it_from_its_session() {
     let server = TestServer::start().await;
     let receiver = Receiver::start().await;
-    let (task, session, token) = server
-        .session(Some(json!({"webhook_url": receiver.url()})))
-        .await;
+    let (task, session, token) = server.session_resumed_by(&receiver).await;
     let pending = server.ask(&session, &token, two_questions()).await;
     sqlx::query("UPDATE task_session_messages SET task_id = '' WHERE pending_id = $1")
         .bind(&pending)
@@ -470,9 +458,7 @@ async fn m5_a_bundle_without_task_id_resolves_it_from_its_session() {
 async fn r2_a_losing_answer_does_not_touch_the_transcript() {
     let server = TestServer::start().await;
     let receiver = Receiver::start().await;
-    let (_, session, token) = server
-        .session(Some(json!({"webhook_url": receiver.url()})))
-        .await;
+    let (_, session, token) = server.session_resumed_by(&receiver).await;
     let pending = server.ask(&session, &token, two_questions()).await;
     server
         .respond(&pending, &answer("q1_opt1", "q2_opt1"))

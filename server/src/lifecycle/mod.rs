@@ -95,12 +95,6 @@ impl Lifecycle {
         &self.db
     }
 
-    /// The in-memory waiters.
-    #[must_use]
-    pub fn waiters(&self) -> &Waiters {
-        &self.waiters
-    }
-
     /// Creates a bundle on `session_id`'s current turn (starting one if the
     /// session has none open) and puts the session in `WAITING_FOR_INPUT`.
     /// An identical active request returns the existing `pending_id`.
@@ -170,80 +164,46 @@ impl Lifecycle {
         if sessions::is_terminal(&session.state) {
             return Err(Error::Conflict("session has ended"));
         }
-        for bundle in repo::active_bundles_of_session(&mut tx, session_id).await? {
-            let same_questions = bundle_questions(&bundle.messages) == spec.questions;
-            let same_context = bundle.messages[0].metadata.context == spec.context;
-            if same_questions && same_context {
-                let pending_id = bundle.messages[0].metadata.pending_id.clone();
-                if attach {
-                    self.cluster.attach(&mut *tx, &pending_id).await?;
-                }
-                tx.commit().await?;
-                return Ok(Created {
-                    pending_id,
-                    created: false,
-                });
-            }
-        }
-        let turn_id = match turns::current(&mut *tx, session_id).await? {
-            Some(turn) if turn.completed_at.is_none() => turn.id,
-            _ => {
-                let turn = turns::Turn::starting(session_id, now);
-                turns::insert(&mut *tx, &turn).await?;
-                turn.id
+        let existing = repo::active_bundles_of_session(&mut tx, session_id)
+            .await?
+            .into_iter()
+            .find(|bundle| {
+                bundle_questions(&bundle.messages) == spec.questions
+                    && bundle.messages[0].metadata.context == spec.context
+            })
+            .map(|bundle| bundle.messages[0].metadata.pending_id.clone());
+        let (pending_id, added) = match existing {
+            Some(existing) => (existing, Vec::new()),
+            None => {
+                let added = insert_bundle(&mut tx, &session, &spec, &pending_id, now).await?;
+                sessions::transition(
+                    &mut *tx,
+                    session_id,
+                    &NON_TERMINAL,
+                    "WAITING_FOR_INPUT",
+                    now,
+                )
+                .await?;
+                (pending_id, added)
             }
         };
-        let mut added = Vec::with_capacity(spec.questions.len());
-        let total = i64::try_from(spec.questions.len()).unwrap_or(i64::MAX);
-        for (index, question) in spec.questions.iter().enumerate() {
-            let metadata = clarify_core::ClarificationMetadata {
-                pending_id: pending_id.clone(),
-                question_id: question.question_id.clone(),
-                question: question.clone(),
-                question_index: i64::try_from(index).unwrap_or(i64::MAX),
-                question_total: total,
-                context: spec.context.clone(),
-                status: Status::Pending.as_str().to_owned(),
-                ..Default::default()
-            };
-            // D1: distinct, increasing timestamps within the bundle.
-            let at = now + i64::try_from(index).unwrap_or(0);
-            let message = Message {
-                id: new_id(),
-                task_session_id: session_id.to_owned(),
-                task_id: session.task_id.clone(),
-                turn_id: turn_id.clone(),
-                kind: CLARIFICATION_REQUEST.to_owned(),
-                content: question.prompt.clone(),
-                metadata: metadata.to_json().to_string(),
-                created_at: at,
-                updated_at: at,
-            };
-            messages::insert(&mut *tx, &message).await?;
-            added.push(message);
-        }
-        sessions::transition(
-            &mut *tx,
-            session_id,
-            &NON_TERMINAL,
-            "WAITING_FOR_INPUT",
-            now,
-        )
-        .await?;
         if attach {
             // In the same transaction: no replica ever sees the bundle
             // without its agent attached.
             self.cluster.attach(&mut *tx, &pending_id).await?;
         }
         tx.commit().await?;
-        // Published only once durable, so no browser sees a question that a
-        // failed commit never stored.
-        self.publish_messages("session.message.added", session_id, &added)
-            .await?;
-        self.publish_session(session_id, &session.task_id).await;
+        let created = !added.is_empty();
+        if created {
+            // Published only once durable, so no browser sees a question
+            // that a failed commit never stored.
+            self.publish_messages("session.message.added", session_id, &added)
+                .await?;
+            self.publish_session(session_id, &session.task_id).await;
+        }
         Ok(Created {
             pending_id,
-            created: true,
+            created,
         })
     }
 
@@ -822,6 +782,55 @@ impl Lifecycle {
             json!({"task_id": task_id, "session_id": session_id}),
         );
     }
+}
+
+/// Stores the questions of a new bundle `pending_id` on the session's open
+/// turn (starting one if it has none), D1 timestamps apart.
+async fn insert_bundle(
+    tx: &mut crate::db::Tx,
+    session: &sessions::Session,
+    spec: &clarify_core::BundleSpec,
+    pending_id: &str,
+    now: i64,
+) -> Result<Vec<Message>> {
+    let turn_id = match turns::current(&mut **tx, &session.id).await? {
+        Some(turn) if turn.completed_at.is_none() => turn.id,
+        _ => {
+            let turn = turns::Turn::starting(&session.id, now);
+            turns::insert(&mut **tx, &turn).await?;
+            turn.id
+        }
+    };
+    let mut added = Vec::with_capacity(spec.questions.len());
+    let total = i64::try_from(spec.questions.len()).unwrap_or(i64::MAX);
+    for (index, question) in spec.questions.iter().enumerate() {
+        let metadata = clarify_core::ClarificationMetadata {
+            pending_id: pending_id.to_owned(),
+            question_id: question.question_id.clone(),
+            question: question.clone(),
+            question_index: i64::try_from(index).unwrap_or(i64::MAX),
+            question_total: total,
+            context: spec.context.clone(),
+            status: Status::Pending.as_str().to_owned(),
+            ..Default::default()
+        };
+        // D1: distinct, increasing timestamps within the bundle.
+        let at = now + i64::try_from(index).unwrap_or(0);
+        let message = Message {
+            id: new_id(),
+            task_session_id: session.id.clone(),
+            task_id: session.task_id.clone(),
+            turn_id: turn_id.clone(),
+            kind: CLARIFICATION_REQUEST.to_owned(),
+            content: question.prompt.clone(),
+            metadata: metadata.to_json().to_string(),
+            created_at: at,
+            updated_at: at,
+        };
+        messages::insert(&mut **tx, &message).await?;
+        added.push(message);
+    }
+    Ok(added)
 }
 
 /// How long a claim may sit undelivered before another replica takes it for
