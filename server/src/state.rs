@@ -6,7 +6,7 @@ use crate::db::Db;
 use crate::db::clarification::Guard;
 use crate::events::Events;
 use crate::lifecycle::waiters::Waiters;
-use crate::lifecycle::{Lifecycle, ORPHAN_AFTER};
+use crate::lifecycle::{Lifecycle, ORPHAN_AFTER, SWEEP_EVERY};
 
 /// How the server was started.
 #[derive(Clone, Debug, Default)]
@@ -22,6 +22,9 @@ pub struct Config {
     /// How often a blocked `ask_user_question_kandev` reports progress;
     /// 10 s when unset.
     pub progress_interval: Option<std::time::Duration>,
+    /// How often a replica on PostgreSQL looks for claims abandoned by a
+    /// replica that died mid-delivery (R6); [`SWEEP_EVERY`] when unset.
+    pub sweep_interval: Option<std::time::Duration>,
 }
 
 /// Cheap to clone: everything inside is a handle.
@@ -67,7 +70,8 @@ impl AppState {
             return Err(error);
         }
         if shared {
-            tokio::spawn(lifecycle.clone().sweep_abandoned(shutdown.clone()));
+            let every = config.sweep_interval.unwrap_or(SWEEP_EVERY);
+            tokio::spawn(lifecycle.clone().sweep_abandoned(every, shutdown.clone()));
         }
         Ok(Self {
             lifecycle,

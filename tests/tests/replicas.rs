@@ -2,7 +2,7 @@
 //! when racers are spread over replicas (R3), an answer given through one
 //! replica reaches the agent blocked on another (R7), browsers hear of
 //! changes wherever they are connected, and replicas starting together
-//! reconcile only abandoned claims (R6).
+//! reconcile only abandoned claims, which running ones sweep up (R6).
 //!
 //! Ignored unless the run tests PostgreSQL: `scripts/test` runs them with
 //! `--include-ignored` against its throw-away cluster.
@@ -393,6 +393,56 @@ async fn r6_replicas_starting_together_reconcile_only_abandoned_claims() {
         replica.stop().await;
     }
     first.stop().await;
+}
+
+#[tokio::test]
+#[ignore = "needs PostgreSQL"]
+async fn r6_a_running_replica_sweeps_up_a_claim_abandoned_after_it_started() {
+    two_replicas_on_postgres();
+    let server = TestServer::start_with(Config {
+        sweep_interval: Some(Duration::from_millis(100)),
+        ..Config::default()
+    })
+    .await;
+    let (_, session, token) = server.session(None).await;
+    let pending = server.ask(&session, &token, question("abandoned")).await;
+    let mut browser = server.events().await;
+    // Claimed long ago and never delivered, as by another replica that died
+    // mid-delivery: nobody restarts, so only the sweep can reopen it.
+    server
+        .edit_metadata(&pending, |m| {
+            m.insert("status".into(), json!("answered"));
+            m.insert("response_delivery_pending".into(), json!(true));
+        })
+        .await;
+    sqlx::query("UPDATE task_session_messages SET updated_at = 1 WHERE pending_id = $1")
+        .bind(&pending)
+        .execute(server.db().pool())
+        .await
+        .unwrap();
+
+    let reopened = tokio::time::timeout(PROMPTLY, async {
+        loop {
+            let event = next_event(&mut browser, "session.message.updated").await;
+            if event["payload"]["metadata"]["pending_id"] == json!(pending) {
+                return event;
+            }
+        }
+    })
+    .await
+    .expect("the sweep reopened the claim and told the browsers");
+    assert_eq!(
+        reopened["payload"]["metadata"]["status"], "pending",
+        "{reopened}"
+    );
+    let (status, won) = server
+        .post(
+            &format!("/clarification/{pending}/respond"),
+            &json!({"rejected": true}),
+        )
+        .await;
+    assert_eq!((status, &won["claimed"]), (200, &json!(true)), "{won}");
+    server.stop().await;
 }
 
 #[tokio::test]

@@ -185,6 +185,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         cors_origin: args.cors_origin.clone(),
         mcp_allowed_hosts: args.mcp_allowed_hosts.clone(),
         progress_interval: None,
+        sweep_interval: None,
     };
     // The demo user needs a token when auth is on; the browser logs in with it.
     let demo_token = if args.demo && args.auth {

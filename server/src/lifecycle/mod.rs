@@ -697,10 +697,14 @@ impl Lifecycle {
         Ok(reconciled)
     }
 
-    /// Reconciles abandoned claims every [`SWEEP_EVERY`] until `shutdown`:
-    /// with several replicas, one that crashed is not restarted to do it.
-    pub async fn sweep_abandoned(self, shutdown: tokio_util::sync::CancellationToken) {
-        let mut tick = tokio::time::interval(SWEEP_EVERY);
+    /// Reconciles abandoned claims `every` so often until `shutdown`: with
+    /// several replicas, one that crashed is not restarted to do it.
+    pub async fn sweep_abandoned(
+        self,
+        every: std::time::Duration,
+        shutdown: tokio_util::sync::CancellationToken,
+    ) {
+        let mut tick = tokio::time::interval(every);
         loop {
             tokio::select! {
                 () = shutdown.cancelled() => return,
@@ -841,7 +845,7 @@ async fn insert_bundle(
 /// token, so the answer reaches the agent at most once.
 pub const ORPHAN_AFTER: std::time::Duration = std::time::Duration::from_secs(120);
 
-/// How often replicas look for abandoned claims.
+/// How often replicas look for abandoned claims, by default.
 pub const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Every state a bundle can put a session into WAITING_FOR_INPUT from.
