@@ -1,4 +1,4 @@
-//! Authorization in both modes (A1–A9, L1c, "Permissions"): auth off keeps
+//! Authorization in both modes (A1–A9, L1b–L1d, "Permissions"): auth off keeps
 //! every caller unscoped with exactly the A4 carve-outs; auth on scopes every
 //! route, every bundle and every event to the caller's workspaces.
 
@@ -174,7 +174,7 @@ async fn a3_a5a_a_foreign_bundle_is_indistinguishable_from_a_fabricated_one() {
 }
 
 #[tokio::test]
-async fn l1c_unowned_workspaces_dangling_references_and_no_workspace_are_shared() {
+async fn l1b_l1c_l1d_unowned_workspaces_dangling_references_and_no_workspace_are_shared() {
     let server = auth_server().await;
     let alice = server.token("alice").await;
     let bob = server.token("bob").await;
@@ -184,15 +184,25 @@ async fn l1c_unowned_workspaces_dangling_references_and_no_workspace_are_shared(
         .execute(server.db().pool())
         .await
         .unwrap();
-    let (shared_task, _, _) = server.as_token(&alice).session_in("shared", None).await;
-    let (no_ws_task, _, _) = server.as_token(&alice).session(None).await;
+    let (shared_task, shared_session, shared_agent) =
+        server.as_token(&alice).session_in("shared", None).await;
+    let (no_ws_task, no_ws_session, no_ws_agent) = server.as_token(&alice).session(None).await;
     // A task whose workspace row is gone.
-    let (dangling_task, _, _) = server.as_token(&alice).session(None).await;
+    let (dangling_task, dangling_session, dangling_agent) =
+        server.as_token(&alice).session(None).await;
     sqlx::query("UPDATE tasks SET workspace_id = 'deleted-workspace' WHERE id = $1")
         .bind(&dangling_task)
         .execute(server.db().pool())
         .await
         .unwrap();
+    let mut shared_questions = Vec::new();
+    for (session, agent) in [
+        (&shared_session, &shared_agent),
+        (&no_ws_session, &no_ws_agent),
+        (&dangling_session, &dangling_agent),
+    ] {
+        shared_questions.push(server.ask(session, agent, question()).await);
+    }
 
     let (_, tasks) = server.as_token(&bob).get("/tasks").await;
     let mut seen: Vec<&str> = tasks["tasks"]
@@ -209,6 +219,19 @@ async fn l1c_unowned_workspaces_dangling_references_and_no_workspace_are_shared(
     ];
     expected.sort_unstable();
     assert_eq!(seen, expected, "Bob sees all but Alice's own workspace");
+    // L1b: Bob owns no workspace, and the pending list still carries L1d's
+    // other disjuncts: the empty, the dangling and the unowned workspace.
+    let bob_mcp = clarify_tests::mcp::connect(&server, "/mcp", Some(&bob)).await;
+    let page = clarify_tests::mcp::ok(
+        &clarify_tests::mcp::call(&bob_mcp, "list_pending_questions_kandev", &json!({})).await,
+    );
+    let listed: Vec<&str> = page["bundles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["pending_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, shared_questions, "L1b: {page}");
     assert_eq!(
         server
             .as_token(&bob)

@@ -17,8 +17,18 @@ fn pick(option: &str) -> Value {
     json!([{"question_id": "q1", "selected_options": [option]}])
 }
 
+/// The `pending_id`s of a page of `list_pending_questions_kandev`, in order.
+fn pending_ids(page: &Value) -> Vec<String> {
+    page["bundles"]
+        .as_array()
+        .expect("bundles is a list")
+        .iter()
+        .map(|b| b["pending_id"].as_str().expect("pending_id").to_owned())
+        .collect()
+}
+
 #[tokio::test]
-async fn s1_s3_each_surface_lists_exactly_its_tools_with_portable_schemas() {
+async fn s1_s2_s3_each_surface_lists_exactly_its_tools_with_portable_schemas() {
     let server = TestServer::start().await;
     let external = connect(&server, "/mcp", None).await;
     let mut names: Vec<String> = external
@@ -124,10 +134,16 @@ async fn l3_l11_a_listed_bundle_carries_every_key_and_answers_over_mcp() {
         &json!({"pending_id": pending, "answers": pick("q1_opt2")}),
     )
     .await);
+    // N3: the winner gets claimed, the recorded status and the response.
     assert_eq!(
         (&won["claimed"], &won["status"]),
         (&json!(true), &json!("answered"))
     );
+    assert_eq!(
+        won["response"]["answers"][0]["selected_options"],
+        json!(["q1_opt2"])
+    );
+    // R1, R4: only the winner, after its claim committed, resumes the agent.
     assert_eq!(receiver.count(), 1, "the detached agent was resumed");
     // N4: a second answer is told the winner, not an error.
     let lost = ok(&call(
@@ -152,6 +168,7 @@ async fn l3_l11_a_listed_bundle_carries_every_key_and_answers_over_mcp() {
             })
             .unwrap()
     );
+    assert_eq!(receiver.count(), 1, "R1: the loser resumes nobody");
     let after = ok(&call(&client, "list_pending_questions_kandev", &json!({})).await);
     assert_eq!(after["count"], 0);
     server.stop().await;
@@ -246,12 +263,7 @@ async fn l1a_l9_full_pages_across_workspaces_and_filters() {
             &json!({"limit": 3, "cursor": cursor}),
         )
         .await);
-        let ids: Vec<String> = page["bundles"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|b| b["pending_id"].as_str().unwrap().to_owned())
-            .collect();
+        let ids = pending_ids(&page);
         assert_eq!(page["count"], ids.len());
         cursor = page["next_cursor"].as_str().unwrap().to_owned();
         if !cursor.is_empty() {
@@ -298,7 +310,73 @@ async fn l1a_l9_full_pages_across_workspaces_and_filters() {
 }
 
 #[tokio::test]
+async fn d6_pages_are_not_a_snapshot_yet_never_skip_a_bundle() {
+    let server = TestServer::start().await;
+    let client = connect(&server, "/mcp", None).await;
+    let mut asked = Vec::new();
+    for i in 0..5 {
+        let (_, session, agent) = server.session(None).await;
+        asked.push(
+            server
+                .ask(&session, &agent, question(&format!("q{i}")))
+                .await,
+        );
+    }
+    let list = "list_pending_questions_kandev";
+    let first = ok(&call(&client, list, &json!({"limit": 2})).await);
+    assert_eq!(pending_ids(&first), asked[..2]);
+    let cursor = first["next_cursor"].as_str().unwrap().to_owned();
+
+    // Between the pages: one bundle already seen and the one that would
+    // open the next page are resolved; another is created with a time
+    // before the cursor, as after a clock adjustment.
+    for rejected in [&asked[0], &asked[2]] {
+        let won = ok(&call(
+            &client,
+            "answer_question_kandev",
+            &json!({"pending_id": rejected, "rejected": true}),
+        )
+        .await);
+        assert_eq!(won["claimed"], true, "{won}");
+    }
+    let (_, session, agent) = server.session(None).await;
+    let backdated = server.ask(&session, &agent, question("backdated")).await;
+    sqlx::query("UPDATE task_session_messages SET created_at = 1 WHERE pending_id = $1")
+        .bind(&backdated)
+        .execute(server.db().pool())
+        .await
+        .unwrap();
+
+    let second = ok(&call(&client, list, &json!({"limit": 2, "cursor": cursor})).await);
+    assert_eq!(
+        pending_ids(&second),
+        asked[3..5],
+        "the resolved bundle disappears and nothing shifts past the cursor"
+    );
+    let fresh = ok(&call(&client, list, &json!({})).await);
+    assert_eq!(
+        pending_ids(&fresh),
+        [&backdated, &asked[1], &asked[3], &asked[4]].map(String::clone),
+        "a fresh call lists the backdated bundle"
+    );
+}
+
+#[tokio::test]
+async fn l2_the_list_is_read_from_the_database_so_a_new_process_lists_the_same() {
+    let first = TestServer::start().await;
+    let (_, session, agent) = first.session(None).await;
+    let pending = first.ask(&session, &agent, question("asked before")).await;
+    let second = first.replica().await;
+    first.stop().await;
+    let client = connect(&second, "/mcp", None).await;
+    let page = ok(&call(&client, "list_pending_questions_kandev", &json!({})).await);
+    assert_eq!(pending_ids(&page), [pending]);
+    second.stop().await;
+}
+
+#[tokio::test]
 async fn l2a_l16_superseded_terminal_and_malformed_bundles_are_not_listed() {
+    // D4 by its predicates alone, so older bundles need no migration (D4a).
     let server = TestServer::start().await;
     let client = connect(&server, "/mcp", None).await;
     let (_, superseded_session, agent1) = server.session(None).await;
@@ -326,13 +404,7 @@ async fn l2a_l16_superseded_terminal_and_malformed_bundles_are_not_listed() {
     let listed = server.ask(&live, &agent4, question("live")).await;
 
     let page = ok(&call(&client, "list_pending_questions_kandev", &json!({})).await);
-    let ids: Vec<&str> = page["bundles"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["pending_id"].as_str().unwrap())
-        .collect();
-    assert_eq!(ids, [listed.as_str()]);
+    assert_eq!(pending_ids(&page), [listed]);
     let refused = err(&call(
         &client,
         "answer_question_kandev",

@@ -114,6 +114,8 @@ async fn r2_no_winner_branch_superseded_and_terminal_are_409() {
     let (status, _) = server
         .respond(&current, &answer("q1_opt1", "q2_opt1"))
         .await;
+    // W3a: a bundle closed without a winner (here expired) is the 409
+    // branch, never a winner with a third status.
     assert_eq!(status, 409, "a terminal session's bundle expired");
     let (_, view) = server.get(&format!("/tasks/{task}")).await;
     assert!(
