@@ -66,6 +66,7 @@ fn run() -> Result<()> {
         return Ok(());
     }
 
+    ensure_wasm_target()?;
     let wasm = build_wasm(&workspace)?;
     Bindgen::new()
         .input_path(&wasm)
@@ -77,6 +78,42 @@ fn run() -> Result<()> {
         .generate(&out_web)
         .map_err(|e| format!("wasm-bindgen on {}: {e:#}", wasm.display()))?;
     Ok(())
+}
+
+/// Makes sure the wasm target's standard library is there, so that
+/// `cargo run` alone works on a fresh machine. `rust-toolchain.toml` lists
+/// the target, but a toolchain installed before it (or with
+/// `RUSTUP_AUTO_INSTALL=0`) lacks it; adding it only completes that toolchain.
+fn ensure_wasm_target() -> Result<()> {
+    let rustc = env::var_os("RUSTC").unwrap_or_else(|| OsString::from("rustc"));
+    let libdir = Command::new(rustc)
+        .args(["--print", "target-libdir", "--target", WASM_TARGET])
+        .output()
+        .map_err(|e| format!("cannot run rustc: {e}"))?;
+    if Path::new(String::from_utf8_lossy(&libdir.stdout).trim()).is_dir() {
+        return Ok(());
+    }
+    println!("cargo:warning=installing the {WASM_TARGET} target: rustup target add {WASM_TARGET}");
+    let added = Command::new("rustup")
+        .args(["target", "add", WASM_TARGET])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output();
+    match added {
+        Ok(output) if output.status.success() => Ok(()),
+        Ok(output) => Err(format!(
+            "the {WASM_TARGET} target is missing and `rustup target add {WASM_TARGET}` failed; \
+             run it yourself, or set {SKIP_VAR}=1 to build the server without the overlay.\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+        .into()),
+        Err(e) => Err(format!(
+            "the {WASM_TARGET} target is missing and rustup cannot be run ({e}): install the \
+             target for this toolchain, or set {SKIP_VAR}=1 to build the server without the overlay"
+        )
+        .into()),
+    }
 }
 
 /// Runs a plain child `cargo build` of `clarify-web` and returns the `.wasm`.
