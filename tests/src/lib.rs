@@ -764,4 +764,19 @@ pub mod mcp {
             .unwrap_or_default()
             .to_owned()
     }
+
+    /// The `pending_id`s on a page of `list_pending_questions_kandev`, in
+    /// order.
+    ///
+    /// # Panics
+    /// When the page has no list of bundles with ids.
+    #[must_use]
+    pub fn pending_ids(page: &Value) -> Vec<String> {
+        page["bundles"]
+            .as_array()
+            .expect("bundles is a list")
+            .iter()
+            .map(|b| b["pending_id"].as_str().expect("pending_id").to_owned())
+            .collect()
+    }
 }

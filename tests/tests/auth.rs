@@ -3,7 +3,7 @@
 //! route, every bundle and every event to the caller's workspaces.
 
 use clarify_server::Config;
-use clarify_tests::{Receiver, TestServer};
+use clarify_tests::{Receiver, TestServer, mcp};
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
@@ -221,17 +221,9 @@ async fn l1b_l1c_l1d_unowned_workspaces_dangling_references_and_no_workspace_are
     assert_eq!(seen, expected, "Bob sees all but Alice's own workspace");
     // L1b: Bob owns no workspace, and the pending list still carries L1d's
     // other disjuncts: the empty, the dangling and the unowned workspace.
-    let bob_mcp = clarify_tests::mcp::connect(&server, "/mcp", Some(&bob)).await;
-    let page = clarify_tests::mcp::ok(
-        &clarify_tests::mcp::call(&bob_mcp, "list_pending_questions_kandev", &json!({})).await,
-    );
-    let listed: Vec<&str> = page["bundles"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["pending_id"].as_str().unwrap())
-        .collect();
-    assert_eq!(listed, shared_questions, "L1b: {page}");
+    let bob_mcp = mcp::connect(&server, "/mcp", Some(&bob)).await;
+    let page = mcp::ok(&mcp::call(&bob_mcp, "list_pending_questions_kandev", &json!({})).await);
+    assert_eq!(mcp::pending_ids(&page), shared_questions, "L1b: {page}");
     assert_eq!(
         server
             .as_token(&bob)

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use clarify_server::Config;
-use clarify_tests::mcp::{call, connect, err, ok};
+use clarify_tests::mcp::{call, connect, err, ok, pending_ids};
 use clarify_tests::{Receiver, TestServer, next_event};
 use serde_json::{Value, json};
 
@@ -15,16 +15,6 @@ fn question(prompt: &str) -> Value {
 
 fn pick(option: &str) -> Value {
     json!([{"question_id": "q1", "selected_options": [option]}])
-}
-
-/// The `pending_id`s of a page of `list_pending_questions_kandev`, in order.
-fn pending_ids(page: &Value) -> Vec<String> {
-    page["bundles"]
-        .as_array()
-        .expect("bundles is a list")
-        .iter()
-        .map(|b| b["pending_id"].as_str().expect("pending_id").to_owned())
-        .collect()
 }
 
 #[tokio::test]

@@ -47,6 +47,24 @@ async fn agent_waiting(server: &TestServer, pending: &str) -> bool {
     server.get(&format!("/clarification/{pending}")).await.1["agent_waiting"] == true
 }
 
+/// Leaves `pending` claimed and not yet delivered, as a replica does
+/// mid-delivery; `abandoned`: claimed long ago, by a replica that died.
+async fn mid_delivery(server: &TestServer, pending: &str, abandoned: bool) {
+    server
+        .edit_metadata(pending, |m| {
+            m.insert("status".into(), json!("answered"));
+            m.insert("response_delivery_pending".into(), json!(true));
+        })
+        .await;
+    if abandoned {
+        sqlx::query("UPDATE task_session_messages SET updated_at = 1 WHERE pending_id = $1")
+            .bind(pending)
+            .execute(server.db().pool())
+            .await
+            .unwrap();
+    }
+}
+
 fn question(prompt: &str) -> Value {
     json!([{"prompt": prompt, "options": [{"label": "a"}, {"label": "b"}]}])
 }
@@ -353,21 +371,8 @@ async fn r6_replicas_starting_together_reconcile_only_abandoned_claims() {
     let in_delivery = first.ask(&session, &token, question("in delivery")).await;
     let (_, other, other_token) = first.session(None).await;
     let abandoned = first.ask(&other, &other_token, question("abandoned")).await;
-    // Both claimed and not yet delivered; one of them long ago, as by a
-    // replica that crashed mid-delivery.
-    for pending in [&in_delivery, &abandoned] {
-        first
-            .edit_metadata(pending, |m| {
-                m.insert("status".into(), json!("answered"));
-                m.insert("response_delivery_pending".into(), json!(true));
-            })
-            .await;
-    }
-    sqlx::query("UPDATE task_session_messages SET updated_at = 1 WHERE pending_id = $1")
-        .bind(&abandoned)
-        .execute(first.db().pool())
-        .await
-        .unwrap();
+    mid_delivery(&first, &in_delivery, false).await;
+    mid_delivery(&first, &abandoned, true).await;
 
     let replicas = futures_util::future::join_all((0..3).map(|_| first.replica())).await;
 
@@ -407,19 +412,9 @@ async fn r6_a_running_replica_sweeps_up_a_claim_abandoned_after_it_started() {
     let (_, session, token) = server.session(None).await;
     let pending = server.ask(&session, &token, question("abandoned")).await;
     let mut browser = server.events().await;
-    // Claimed long ago and never delivered, as by another replica that died
-    // mid-delivery: nobody restarts, so only the sweep can reopen it.
-    server
-        .edit_metadata(&pending, |m| {
-            m.insert("status".into(), json!("answered"));
-            m.insert("response_delivery_pending".into(), json!(true));
-        })
-        .await;
-    sqlx::query("UPDATE task_session_messages SET updated_at = 1 WHERE pending_id = $1")
-        .bind(&pending)
-        .execute(server.db().pool())
-        .await
-        .unwrap();
+    // Abandoned after this replica started: nobody restarts, so only the
+    // sweep can reopen it.
+    mid_delivery(&server, &pending, true).await;
 
     let reopened = tokio::time::timeout(PROMPTLY, async {
         loop {
