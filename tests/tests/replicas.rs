@@ -65,6 +65,18 @@ async fn mid_delivery(server: &TestServer, pending: &str, abandoned: bool) {
     }
 }
 
+/// Returns once `server` reports the agent as waiting for `pending` (the
+/// lease is written right after the waiter registers, on whichever replica).
+async fn until_agent_waiting(server: &TestServer, pending: &str) {
+    tokio::time::timeout(PROMPTLY, async {
+        while !agent_waiting(server, pending).await {
+            tokio::task::yield_now().await;
+        }
+    })
+    .await
+    .expect("the replica saw the agent waiting");
+}
+
 fn question(prompt: &str) -> Value {
     json!([{"prompt": prompt, "options": [{"label": "a"}, {"label": "b"}]}])
 }
@@ -265,13 +277,7 @@ async fn a_long_poll_on_one_replica_returns_the_answer_given_through_the_other()
     };
     // The other replica learns that the agent waits (the lease is written
     // right after the waiter registers), so the answer must travel live.
-    tokio::time::timeout(PROMPTLY, async {
-        while !agent_waiting(&second, &pending).await {
-            tokio::task::yield_now().await;
-        }
-    })
-    .await
-    .expect("the other replica saw the agent waiting");
+    until_agent_waiting(&second, &pending).await;
 
     // The reason of a rejection is not stored: only the relay carries it.
     let (status, won) = second
@@ -340,13 +346,7 @@ async fn hand_overs_survive_the_replicas_losing_their_listening_connections() {
             response.json::<Value>().await.unwrap()
         })
     };
-    tokio::time::timeout(PROMPTLY, async {
-        while !agent_waiting(&second, &pending).await {
-            tokio::task::yield_now().await;
-        }
-    })
-    .await
-    .expect("the other replica saw the agent waiting");
+    until_agent_waiting(&second, &pending).await;
     let (status, _) = second
         .respond(
             &pending,
