@@ -18,7 +18,9 @@ export async function startServer(
   extraArgs: string[] = [],
   dir = mkdtempSync(join(tmpdir(), 'clarify-e2e-')),
 ): Promise<{ server: Server; child: ChildProcess; dir: string }> {
-  const child = spawn(binary, ['serve', '--listen', '127.0.0.1:0', ...extraArgs], {
+  // The tests' sessions resume through /bin/true: the one program allowed.
+  const args = ['serve', '--listen', '127.0.0.1:0', '--allow-resume-command', '/bin/true'];
+  const child = spawn(binary, [...args, ...extraArgs], {
     cwd: dir,
     env: { ...process.env, CLARIFY_DATABASE_URL: `sqlite://${join(dir, 'clarify.db')}` },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -15,7 +15,7 @@ export async function newSession(request: APIRequestContext, title = 'a task') {
   const task = await request.post('/api/v1/tasks', { data: { title } });
   if (task.status() !== 201) throw new Error(`task: ${task.status()} ${await task.text()}`);
   const taskId = (await task.json()).id as string;
-  const session = await request.post(`/api/v1/tasks/${taskId}/sessions`, { data: { resume: { command: ['true'] } } });
+  const session = await request.post(`/api/v1/tasks/${taskId}/sessions`, { data: { resume: { command: ['/bin/true'] } } });
   if (session.status() !== 201) throw new Error(`session: ${session.status()} ${await session.text()}`);
   const body = await session.json();
   return { taskId, sessionId: body.id as string, agentToken: body.agent_token as string };

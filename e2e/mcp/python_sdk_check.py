@@ -40,7 +40,7 @@ def rest(base, method, path, body=None, token=None):
 def ask(base, prompt):
     """A task, a session resumed by a command, and one pending question."""
     task = rest(base, "POST", "/tasks", {"title": prompt})
-    session = rest(base, "POST", f"/tasks/{task['id']}/sessions", {"resume": {"command": ["true"]}})
+    session = rest(base, "POST", f"/tasks/{task['id']}/sessions", {"resume": {"command": ["/bin/true"]}})
     created = rest(
         base,
         "POST",
@@ -85,7 +85,7 @@ def main():
     passed = failed = 0
     with tempfile.TemporaryDirectory() as directory:
         server = subprocess.Popen(
-            [binary, "serve", "--listen", "127.0.0.1:0", "--database-url", f"sqlite://{Path(directory) / 'clarify.db'}"],
+            [binary, "serve", "--listen", "127.0.0.1:0", "--allow-resume-command", "/bin/true", "--database-url", f"sqlite://{Path(directory) / 'clarify.db'}"],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,

@@ -382,7 +382,7 @@ test('a spinner while submitting, and no second submit meanwhile', async ({ page
 test('from the task list to the task page, opened on the session with the active bundle', async ({ page, request }) => {
   const task = await (await request.post('/api/v1/tasks', { data: { title: 'two sessions' } })).json();
   const make = async () =>
-    (await request.post(`/api/v1/tasks/${task.id}/sessions`, { data: { resume: { command: ['true'] } } })).json();
+    (await request.post(`/api/v1/tasks/${task.id}/sessions`, { data: { resume: { command: ['/bin/true'] } } })).json();
   const primary = await make();
   const secondary = await make();
   // The page needs a sessions listing for a task; skip until the server has it.

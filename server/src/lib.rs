@@ -23,16 +23,23 @@ use tokio::net::TcpListener;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::{compression::CompressionLayer, trace::TraceLayer};
 
+pub use ipnet::IpNet;
 pub use state::{AppState, Config};
 
 /// Every route the server answers, with compression and request tracing.
 pub fn app(state: AppState) -> Router {
     let cors = state.config.cors_origin.as_deref().map(cors_layer);
-    let router = Router::new()
+    let routes = Router::new()
         .route("/healthz", get(healthz))
         .nest("/api/v1", http::routes(&state))
         .merge(mcp::routes(&state))
         .merge(web_assets::routes())
+        // Before any route: a request from elsewhere reaches no handler.
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            http::same_origin::enforce,
+        ));
+    let router = http::security_headers::apply(routes)
         .layer(CompressionLayer::new())
         // Every request gets an x-request-id (kept when the client sent one),
         // logged on its span and echoed in the response.

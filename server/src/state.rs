@@ -5,6 +5,8 @@ use crate::cluster::Cluster;
 use crate::db::Db;
 use crate::db::clarification::Guard;
 use crate::events::Events;
+use crate::http::same_origin::SameOrigin;
+use crate::lifecycle::resume::{AllowedCommands, COMMAND_TIMEOUT, Resumer, WebhookNetworks};
 use crate::lifecycle::waiters::Waiters;
 use crate::lifecycle::{Lifecycle, ORPHAN_AFTER, SWEEP_EVERY};
 
@@ -16,15 +18,49 @@ pub struct Config {
     /// An origin allowed to call the API with credentials (split-origin
     /// development); none by default.
     pub cors_origin: Option<String>,
-    /// Host names MCP clients may use besides localhost (rmcp refuses other
-    /// `Host` headers, against DNS rebinding).
-    pub mcp_allowed_hosts: Vec<String>,
+    /// Host names this server answers to besides `localhost` and IP
+    /// addresses (every other `Host` is refused, against DNS rebinding).
+    pub allowed_hosts: Vec<String>,
+    /// Programs a session's resume command may start, by exact path; none
+    /// when empty.
+    pub allowed_resume_commands: Vec<String>,
+    /// How long a resume command may run before it is killed;
+    /// [`COMMAND_TIMEOUT`] when unset.
+    pub resume_command_timeout: Option<std::time::Duration>,
+    /// Internal networks (loopback, private, link-local) that resume
+    /// webhooks may reach with auth on; with auth off they all may.
+    pub allowed_webhook_networks: Vec<ipnet::IpNet>,
+    /// Sockets this process serves itself that webhooks may always reach
+    /// (the demo agent's own webhook).
+    pub own_webhook_sockets: Vec<std::net::SocketAddr>,
     /// How often a blocked `ask_user_question_kandev` reports progress;
     /// 10 s when unset.
     pub progress_interval: Option<std::time::Duration>,
     /// How often a replica on PostgreSQL looks for claims abandoned by a
     /// replica that died mid-delivery (R6); [`SWEEP_EVERY`] when unset.
     pub sweep_interval: Option<std::time::Duration>,
+}
+
+impl Config {
+    /// What resume targets may do: the allowed programs, and with auth on
+    /// (callers are not the machine's owner) webhooks kept off internal
+    /// networks but for those allowed.
+    fn resumer(&self) -> Resumer {
+        let commands = AllowedCommands::new(
+            self.allowed_resume_commands.clone(),
+            self.resume_command_timeout.unwrap_or(COMMAND_TIMEOUT),
+        );
+        let networks = if self.auth {
+            WebhookNetworks::restricted(self.allowed_webhook_networks.clone())
+        } else {
+            WebhookNetworks::open()
+        };
+        let networks = self
+            .own_webhook_sockets
+            .iter()
+            .fold(networks, |n, socket| n.with_own(*socket));
+        Resumer::new(commands, networks)
+    }
 }
 
 /// Cheap to clone: everything inside is a handle.
@@ -37,6 +73,8 @@ pub struct AppState {
     pub events: Events,
     /// How the server was started.
     pub config: Config,
+    /// Who may reach the server (`Host`, `Origin`), from `config`.
+    pub same_origin: SameOrigin,
     /// Cancelled when the server shuts down: ends open MCP streams,
     /// WebSockets and long polls so that shutdown does not wait on them.
     pub shutdown: tokio_util::sync::CancellationToken,
@@ -55,7 +93,14 @@ impl AppState {
         let cluster = Cluster::join(&db, &waiters, &here, &shutdown).await?;
         let events = here.relayed_to(cluster.outbound());
         let shared = db.backend().shared();
-        let lifecycle = Lifecycle::new(db, waiters, events.clone(), cluster, shutdown.clone());
+        let lifecycle = Lifecycle::new(
+            db,
+            waiters,
+            events.clone(),
+            cluster,
+            config.resumer(),
+            shutdown.clone(),
+        );
         let reconciled = if shared {
             // Other replicas may be delivering their claims right now: only
             // the abandoned ones are reconciled, now and from time to time.
@@ -76,6 +121,7 @@ impl AppState {
         Ok(Self {
             lifecycle,
             events,
+            same_origin: SameOrigin::new(&config.allowed_hosts, config.cors_origin.as_deref()),
             config,
             shutdown,
         })

@@ -6,12 +6,15 @@
 
 use axum::{
     Router,
-    http::header::{CACHE_CONTROL, CONTENT_TYPE},
+    http::HeaderValue,
+    http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE},
     response::{IntoResponse, Response},
     routing::get,
 };
 
 const INDEX_HTML: &str = include_str!("../assets/index.html");
+const BOOT_JS: &[u8] = include_bytes!("../assets/boot.js");
+const STYLES: &[u8] = include_bytes!("../assets/clarify.css");
 const WEB_JS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/web/clarify_web.js"));
 const WEB_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/web/clarify_web_bg.wasm"));
 
@@ -31,12 +34,27 @@ where
         .route("/t/{id}", get(index))
         .route("/s/{id}", get(index))
         .route("/login", get(index))
+        .route("/assets/boot.js", get(boot))
+        .route("/assets/clarify.css", get(styles))
         .route("/assets/clarify_web.js", get(script))
         .route("/assets/clarify_web_bg.wasm", get(wasm))
 }
 
 async fn index() -> Response {
-    asset("text/html; charset=utf-8", INDEX_HTML.as_bytes())
+    let mut page = asset("text/html; charset=utf-8", INDEX_HTML.as_bytes());
+    page.headers_mut().insert(
+        CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(crate::http::security_headers::PAGE_CSP),
+    );
+    page
+}
+
+async fn boot() -> Response {
+    asset("text/javascript", BOOT_JS)
+}
+
+async fn styles() -> Response {
+    asset("text/css; charset=utf-8", STYLES)
 }
 
 async fn script() -> Response {

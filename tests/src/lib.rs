@@ -57,6 +57,15 @@ impl TestServer {
         Self::start_on(self.database.clone(), self.config.clone()).await
     }
 
+    /// Another server on this server's database, started with `config`
+    /// (a restart with other flags, say).
+    ///
+    /// # Panics
+    /// As [`TestServer::start`].
+    pub async fn replica_with(&self, config: clarify_server::Config) -> Self {
+        Self::start_on(self.database.clone(), config).await
+    }
+
     async fn start_on(database: Arc<TestDatabase>, config: clarify_server::Config) -> Self {
         let db = clarify_server::db::Db::connect(database.url())
             .await
@@ -491,6 +500,15 @@ impl Receiver {
                 post(|| async { (axum::http::StatusCode::SERVICE_UNAVAILABLE, "no") }),
             )
             .route(
+                "/redirect",
+                post(|| async {
+                    (
+                        axum::http::StatusCode::TEMPORARY_REDIRECT,
+                        [(axum::http::header::LOCATION, "/resume")],
+                    )
+                }),
+            )
+            .route(
                 "/hang",
                 post(move || {
                     let arrived = arrived.clone();
@@ -519,6 +537,18 @@ impl Receiver {
     #[must_use]
     pub fn refusing_url(&self) -> String {
         format!("http://{}/refuse", self.addr)
+    }
+
+    /// A URL that redirects resumes (307) to the accepting one.
+    #[must_use]
+    pub fn redirecting_url(&self) -> String {
+        format!("http://{}/redirect", self.addr)
+    }
+
+    /// The port it listens on (127.0.0.1).
+    #[must_use]
+    pub fn port(&self) -> u16 {
+        self.addr.port()
     }
 
     /// A URL that takes resumes and never answers.

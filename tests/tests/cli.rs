@@ -337,7 +337,7 @@ async fn json_logs_carry_the_request_id_that_the_response_echoes() {
 #[tokio::test]
 async fn sigterm_ends_waits_cleanly_and_leaves_the_question_answerable() {
     let database = clarify_tests::TestDatabase::create().await;
-    let (mut child, url, _lines) = serve(&database, &[]).await;
+    let (mut child, url, _lines) = serve(&database, &["--allow-resume-command", "/bin/true"]).await;
     let client = reqwest::Client::new();
     let task: Value = client
         .post(format!("{url}/api/v1/tasks"))
@@ -353,7 +353,7 @@ async fn sigterm_ends_waits_cleanly_and_leaves_the_question_answerable() {
             "{url}/api/v1/tasks/{}/sessions",
             task["id"].as_str().unwrap()
         ))
-        .json(&json!({"resume": {"command": ["true"]}}))
+        .json(&json!({"resume": {"command": ["/bin/true"]}}))
         .send()
         .await
         .unwrap()
@@ -396,7 +396,7 @@ async fn sigterm_ends_waits_cleanly_and_leaves_the_question_answerable() {
     );
     assert!(child.wait().await.unwrap().success(), "clean exit");
 
-    let (_again, url, _lines) = serve(&database, &[]).await;
+    let (_again, url, _lines) = serve(&database, &["--allow-resume-command", "/bin/true"]).await;
     let reply = client
         .post(format!("{url}/api/v1/clarification/{pending}/respond"))
         .json(&json!({"answers": [{"question_id": "q1", "selected_options": ["q1_opt1"]}]}))

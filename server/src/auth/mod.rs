@@ -27,6 +27,15 @@ pub enum Caller {
 }
 
 impl Caller {
+    /// Whether this caller speaks for the agent that asked a bundle it may
+    /// see: an agent token (only ever authorized for its own session's
+    /// bundles) or, with auth off, the machine's one user. Only such a
+    /// caller's wait takes the delivery of an answer.
+    #[must_use]
+    pub fn is_asking_agent(&self) -> bool {
+        matches!(self, Self::Agent { .. } | Self::Unscoped)
+    }
+
     /// The user whose visibility applies to a person's request: `None` for
     /// an unscoped caller, the user's id otherwise. Agent tokens only ask
     /// and wait, so they get [`AgentOnly`].

@@ -38,7 +38,8 @@ pub async fn create(
         id: new_id(),
         user_id: user.id,
         created_at: now,
-        expires_at: expires_in_days.map(|days| now + i64::from(days) * 86_400 * 1_000_000),
+        expires_at: expires_in_days
+            .map(|days| now.saturating_add(i64::from(days).saturating_mul(86_400 * 1_000_000))),
         revoked_at: None,
         last_used_at: None,
     };

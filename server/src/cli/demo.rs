@@ -22,19 +22,41 @@ fn say(line: &str) {
     let _ = stdout.flush();
 }
 
+/// Binds the demo agent's own resume webhook on 127.0.0.1:0; the server
+/// must let webhooks reach it (with auth on, loopback is otherwise refused).
+///
+/// # Errors
+/// When it cannot bind.
+pub async fn bind_webhook() -> Result<TcpListener, String> {
+    TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| format!("demo webhook: {e}"))
+}
+
 /// Runs the demo agent against the server at `addr` (with `token` when
-/// auth is on); `patience` is how long it waits on its second question.
-pub async fn run(addr: SocketAddr, token: Option<String>, patience: Duration) {
-    if let Err(message) = story(addr, token, patience).await {
+/// auth is on), resumed through `webhook`; `patience` is how long it waits
+/// on its second question.
+pub async fn run(
+    addr: SocketAddr,
+    token: Option<String>,
+    patience: Duration,
+    webhook: TcpListener,
+) {
+    if let Err(message) = story(addr, token, patience, webhook).await {
         say(&format!("stopped: {message}"));
     }
 }
 
-async fn story(addr: SocketAddr, token: Option<String>, patience: Duration) -> Result<(), String> {
+async fn story(
+    addr: SocketAddr,
+    token: Option<String>,
+    patience: Duration,
+    webhook: TcpListener,
+) -> Result<(), String> {
     let base = format!("http://{addr}");
     let user = Client::new(&base, token);
     let (resumes, mut resumed) = mpsc::channel::<Value>(4);
-    let webhook = resume_webhook(resumes).await?;
+    let webhook = resume_webhook(webhook, resumes)?;
 
     let workspace = expect(
         user.post("/workspaces", &json!({"name": "Demo"})).await?,
@@ -203,11 +225,8 @@ fn describe(response: &Value) -> String {
         .unwrap_or_default()
 }
 
-/// The demo agent's own resume webhook on 127.0.0.1:0.
-async fn resume_webhook(resumes: mpsc::Sender<Value>) -> Result<String, String> {
-    let listener = TcpListener::bind("127.0.0.1:0")
-        .await
-        .map_err(|e| format!("webhook: {e}"))?;
+/// Serves the demo agent's own resume webhook on `listener`.
+fn resume_webhook(listener: TcpListener, resumes: mpsc::Sender<Value>) -> Result<String, String> {
     let addr = listener.local_addr().map_err(|e| format!("webhook: {e}"))?;
     let app = axum::Router::new().route(
         "/resume",

@@ -58,8 +58,8 @@ pub enum TokenCommand {
         /// The user's name.
         #[arg(long)]
         user: String,
-        /// Make the token expire after this many days.
-        #[arg(long)]
+        /// Make the token expire after this many days (at most 36500).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=36_500))]
         expires_in_days: Option<u32>,
         #[command(flatten)]
         database: DatabaseArgs,
@@ -122,14 +122,54 @@ pub struct ServeArgs {
     #[arg(long, env = "CLARIFY_CORS_ORIGIN")]
     pub cors_origin: Option<String>,
 
-    /// A host name MCP clients reach this server by, besides localhost
-    /// (repeat the flag, or separate with commas in the variable).
+    /// A host name browsers and tools reach this server by, besides
+    /// localhost and IP addresses (behind a proxy, say); requests naming
+    /// any other `Host` are refused, against DNS rebinding. Repeat the
+    /// flag, or separate with commas in the variable.
+    // `--mcp-allowed-host` was its name when only MCP checked the Host.
     #[arg(
-        long = "mcp-allowed-host",
-        env = "CLARIFY_MCP_ALLOWED_HOSTS",
+        long = "allowed-host",
+        alias = "mcp-allowed-host",
+        env = "CLARIFY_ALLOWED_HOSTS",
         value_delimiter = ','
     )]
-    pub mcp_allowed_hosts: Vec<String>,
+    pub allowed_hosts: Vec<String>,
+
+    /// A program that a session's resume command may start, by its full
+    /// path (repeat the flag, or separate with commas in the variable).
+    /// None by default: whoever creates a session names its command, so
+    /// only the operator may decide what runs.
+    #[arg(
+        long = "allow-resume-command",
+        value_name = "PROGRAM",
+        env = "CLARIFY_ALLOW_RESUME_COMMANDS",
+        value_delimiter = ',',
+        value_parser = absolute_path
+    )]
+    pub allow_resume_commands: Vec<String>,
+
+    /// Seconds a resume command may run before it is killed.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        env = "CLARIFY_RESUME_COMMAND_TIMEOUT",
+        default_value_t = 600,
+        value_parser = clap::value_parser!(u64).range(1..=86_400)
+    )]
+    pub resume_command_timeout: u64,
+
+    /// With --auth, let resume webhooks reach this internal network
+    /// (loopback, private or link-local, refused by default), as CIDR or a
+    /// single address (repeat the flag, or separate with commas in the
+    /// variable).
+    #[arg(
+        long = "allow-webhook-network",
+        value_name = "CIDR",
+        env = "CLARIFY_ALLOW_WEBHOOK_NETWORKS",
+        value_delimiter = ',',
+        value_parser = network
+    )]
+    pub allow_webhook_networks: Vec<crate::IpNet>,
 
     /// Also run a built-in demo agent that asks you questions (see the
     /// lines it prints).
@@ -180,10 +220,35 @@ pub async fn run(cli: Cli) -> ExitCode {
 async fn serve(args: ServeArgs) -> Result<(), String> {
     // The database opens first: once "listening on" is printed, every route works.
     let db = args.database.open().await?;
+    // The demo agent's webhook is this process's own: bound first, so the
+    // server can let webhooks reach exactly it.
+    let demo_webhook = if args.demo {
+        Some(demo::bind_webhook().await?)
+    } else {
+        None
+    };
+    let own_webhook_sockets = demo_webhook
+        .iter()
+        .filter_map(|listener| listener.local_addr().ok())
+        .collect();
+    let mut allowed_hosts = args.allowed_hosts.clone();
+    // The old variable still works.
+    if let Ok(old) = std::env::var("CLARIFY_MCP_ALLOWED_HOSTS") {
+        allowed_hosts.extend(
+            old.split(',')
+                .map(str::trim)
+                .filter(|h| !h.is_empty())
+                .map(str::to_owned),
+        );
+    }
     let config = crate::Config {
         auth: args.auth,
         cors_origin: args.cors_origin.clone(),
-        mcp_allowed_hosts: args.mcp_allowed_hosts.clone(),
+        allowed_hosts,
+        allowed_resume_commands: args.allow_resume_commands.clone(),
+        resume_command_timeout: Some(std::time::Duration::from_secs(args.resume_command_timeout)),
+        allowed_webhook_networks: args.allow_webhook_networks.clone(),
+        own_webhook_sockets,
         progress_interval: None,
         sweep_interval: None,
     };
@@ -213,12 +278,12 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         .map_err(|e| format!("cannot write to stdout: {e}"))?;
     drop(stdout);
 
-    if args.demo {
+    if let Some(webhook) = demo_webhook {
         if let Some(token) = &demo_token {
             tracing::info!("demo: log in at http://{addr}/login with {token}");
         }
         let patience = std::time::Duration::from_secs(args.demo_patience);
-        tokio::spawn(demo::run(addr, demo_token, patience));
+        tokio::spawn(demo::run(addr, demo_token, patience, webhook));
     }
     crate::serve(listener, state, shutdown_signal())
         .await
@@ -287,6 +352,26 @@ async fn token(command: TokenCommand) -> Result<(), String> {
             Ok(())
         }
     }
+}
+
+/// A resume command's program: a full path, so that `PATH` never decides
+/// what runs.
+fn absolute_path(text: &str) -> Result<String, String> {
+    if std::path::Path::new(text).is_absolute() {
+        Ok(text.to_owned())
+    } else {
+        Err(format!(
+            "{text}: give the program's full path (e.g. /usr/local/bin/my-agent)"
+        ))
+    }
+}
+
+/// A network as CIDR (`10.0.0.0/8`) or one address (`127.0.0.1`).
+fn network(text: &str) -> Result<crate::IpNet, String> {
+    let text = text.trim();
+    text.parse::<crate::IpNet>()
+        .or_else(|_| text.parse::<std::net::IpAddr>().map(crate::IpNet::from))
+        .map_err(|_| format!("{text}: not a network (CIDR such as 10.0.0.0/8) or an address"))
 }
 
 fn init_tracing(format: LogFormat) {

@@ -7,6 +7,7 @@
 
 pub mod clarification;
 pub mod dialect;
+pub mod mcp_owners;
 pub mod messages;
 pub mod pending;
 pub mod replicas;

@@ -26,7 +26,11 @@ pub struct Login {
 }
 
 /// Exchanges a personal access token for an HttpOnly session cookie.
-pub async fn login(State(state): State<AppState>, Json(body): Json<Login>) -> Result<Response> {
+pub async fn login(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Json(body): Json<Login>,
+) -> Result<Response> {
     let now = now_micros();
     let found =
         users::by_token_hash(state.db().pool(), &hash_secret(body.token.trim()), now).await?;
@@ -49,7 +53,8 @@ pub async fn login(State(state): State<AppState>, Json(body): Json<Login>) -> Re
     )
     .await?;
     let cookie = format!(
-        "{COOKIE_NAME}={secret}; Path=/; HttpOnly; SameSite=Lax; Max-Age={BROWSER_SESSION_SECS}"
+        "{COOKIE_NAME}={secret}; Path=/; HttpOnly; SameSite=Lax; Max-Age={BROWSER_SESSION_SECS}{}",
+        secure_attribute(&headers)
     );
     let mut response = axum::Json(json!({"user": user})).into_response();
     response.headers_mut().insert(
@@ -65,12 +70,36 @@ pub async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Result
         users::delete_browser_session(state.db().pool(), &hash_secret(secret)).await?;
     }
     let mut response = axum::Json(json!({"success": true})).into_response();
-    let clear = format!("{COOKIE_NAME}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0");
+    let clear = format!(
+        "{COOKIE_NAME}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0{}",
+        secure_attribute(&headers)
+    );
     response.headers_mut().insert(
         SET_COOKIE,
         HeaderValue::from_str(&clear).map_err(Error::internal)?,
     );
     Ok(response)
+}
+
+/// `; Secure` when the browser reached us over https: directly, or through a
+/// proxy that says so (`X-Forwarded-Proto`, `Forwarded: proto=https`), or
+/// from an https page. Trusting a client that claims https costs nothing:
+/// the cookie only becomes stricter for that one client.
+fn secure_attribute(headers: &HeaderMap) -> &'static str {
+    let value = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_ascii_lowercase()
+    };
+    let forwarded_proto = value("x-forwarded-proto");
+    let https = forwarded_proto.split(',').next().unwrap_or_default().trim() == "https"
+        || value("forwarded")
+            .split([';', ','])
+            .any(|pair| pair.trim() == "proto=https")
+        || value("origin").starts_with("https://");
+    if https { "; Secure" } else { "" }
 }
 
 /// Whether auth is on and who the caller is (`null` when unknown); open to

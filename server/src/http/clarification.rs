@@ -39,14 +39,10 @@ pub async fn create(
     headers: HeaderMap,
     Json(body): Json<CreateRequest>,
 ) -> Result<impl IntoResponse> {
-    let token = headers
-        .get("authorization")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .ok_or(Error::Status(
-            StatusCode::UNAUTHORIZED,
-            "agent token required (Authorization: Bearer …)".into(),
-        ))?;
+    let token = crate::auth::identify::bearer(&headers).ok_or(Error::Status(
+        StatusCode::UNAUTHORIZED,
+        "agent token required (Authorization: Bearer …)".into(),
+    ))?;
     let session = sessions::by_agent_token_hash(state.db().pool(), &hash_secret(token)).await?;
     let session_id = match session {
         Some(s) if body.session_id.is_empty() || s.id == body.session_id => s.id,

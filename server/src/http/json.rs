@@ -24,12 +24,7 @@ where
     type Rejection = Error;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        if !is_json(req.headers()) {
-            return Err(Error::Status(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "invalid request body: expected Content-Type: application/json".to_owned(),
-            ));
-        }
+        require_json(req.headers())?;
         let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
             let status = rejection.status();
             let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
@@ -39,19 +34,43 @@ where
             };
             Error::Status(status, message.to_owned())
         })?;
-        // JSON can only spell NUL as an escape; look closer only then.
-        if bytes.windows(6).any(|w| w == b"\\u0000")
-            && let Ok(value) = serde_json::from_slice::<Value>(&bytes)
-            && let Some(field) = nul_field(&value, "")
-        {
-            return Err(Error::BadRequest(format!(
-                "{field}: may not contain the NUL character (U+0000)"
-            )));
-        }
-        match axum::Json::<T>::from_bytes(&bytes) {
-            Ok(axum::Json(value)) => Ok(Self(value)),
-            Err(rejection) => Err(rejection_error(&rejection)),
-        }
+        decode(&bytes).map(Self)
+    }
+}
+
+/// Refuses a body that does not say it is JSON (415): a browser can send a
+/// `text/plain` or form body cross-site without asking first, JSON never.
+///
+/// # Errors
+/// 415 naming the expected type.
+pub fn require_json(headers: &HeaderMap) -> Result<(), Error> {
+    if is_json(headers) {
+        Ok(())
+    } else {
+        Err(Error::Status(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "invalid request body: expected Content-Type: application/json".to_owned(),
+        ))
+    }
+}
+
+/// Reads a JSON body as `T`, naming the field at fault.
+///
+/// # Errors
+/// 400 naming the field (or the NUL character's place).
+pub fn decode<T: DeserializeOwned>(bytes: &Bytes) -> Result<T, Error> {
+    // JSON can only spell NUL as an escape; look closer only then.
+    if bytes.windows(6).any(|w| w == b"\\u0000")
+        && let Ok(value) = serde_json::from_slice::<Value>(bytes)
+        && let Some(field) = nul_field(&value, "")
+    {
+        return Err(Error::BadRequest(format!(
+            "{field}: may not contain the NUL character (U+0000)"
+        )));
+    }
+    match axum::Json::<T>::from_bytes(bytes) {
+        Ok(axum::Json(value)) => Ok(value),
+        Err(rejection) => Err(rejection_error(&rejection)),
     }
 }
 

@@ -199,17 +199,26 @@ pub async fn create_session(
     State(state): State<AppState>,
     caller: Caller,
     Path(task_id): Path<String>,
+    headers: axum::http::HeaderMap,
     body: axum::body::Bytes,
 ) -> Result<impl IntoResponse> {
     // The body is optional: a session without a resume target needs none.
-    let body: NewSession = if body.iter().all(u8::is_ascii_whitespace) {
+    // One that is sent must say it is JSON, like every other body.
+    let blank = body.iter().all(u8::is_ascii_whitespace);
+    if !blank || headers.contains_key(axum::http::header::CONTENT_TYPE) {
+        super::json::require_json(&headers)?;
+    }
+    let body: NewSession = if blank {
         NewSession::default()
     } else {
-        serde_json::from_slice(&body)
-            .map_err(|e| Error::BadRequest(format!("invalid request body: {e}")))?
+        super::json::decode(&body)?
     };
     if let Some(target) = &body.resume {
-        target.validate().map_err(Error::BadRequest)?;
+        state
+            .lifecycle
+            .resumer()
+            .check(target)
+            .map_err(Error::BadRequest)?;
     }
     visible_task(&state, &caller, &task_id).await?;
     let now = now_micros();

@@ -6,6 +6,8 @@ pub mod error;
 pub mod identity;
 pub mod json;
 mod management;
+pub mod same_origin;
+pub mod security_headers;
 mod ws;
 
 use axum::Router;

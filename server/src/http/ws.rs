@@ -21,15 +21,27 @@ pub async fn events(
 }
 
 /// Whether `caller` may see `event`: the same task visibility as the API,
-/// so nobody receives another user's questions or answers.
+/// so nobody receives another user's questions or answers; and an agent
+/// token only its own session's events, never a sibling session's.
 async fn visible(state: &AppState, caller: &Caller, event: &crate::events::Event) -> bool {
-    if *caller == Caller::Unscoped {
-        return true;
+    match caller {
+        Caller::Unscoped => true,
+        Caller::Agent { session_id } => event_session(&event.payload) == Some(session_id),
+        Caller::User(_) => {
+            let task_id = event.payload["task_id"].as_str().unwrap_or_default();
+            auth::may_access_task(state.db(), caller, task_id)
+                .await
+                .unwrap_or(false)
+        }
     }
-    let task_id = event.payload["task_id"].as_str().unwrap_or_default();
-    auth::may_access_task(state.db(), caller, task_id)
-        .await
-        .unwrap_or(false)
+}
+
+/// The session an event is about: a message's `task_session_id`, or the
+/// `session_id` of a task or session event.
+fn event_session(payload: &serde_json::Value) -> Option<&str> {
+    payload["task_session_id"]
+        .as_str()
+        .or_else(|| payload["session_id"].as_str())
 }
 
 async fn stream(

@@ -26,7 +26,7 @@ use crate::db::{Db, sessions, turns};
 use crate::events::Events;
 use crate::http::error::{Error, Result};
 use crate::ids::new_id;
-use resume::{ResumePayload, ResumeTarget};
+use resume::{ResumePayload, ResumeTarget, Resumer};
 use waiters::{Waiters, Waiting, Wake};
 
 /// What `create_bundle` did.
@@ -64,19 +64,21 @@ pub struct Lifecycle {
     waiters: Waiters,
     events: Events,
     cluster: Cluster,
-    http: reqwest::Client,
+    resumer: Resumer,
     shutdown: tokio_util::sync::CancellationToken,
 }
 
 impl Lifecycle {
     /// A service over `db`, holding its waiters in `waiters` and reaching
-    /// the other replicas (if any) through `cluster`.
+    /// the other replicas (if any) through `cluster`, resuming detached
+    /// agents within what `resumer` allows.
     #[must_use]
     pub fn new(
         db: Db,
         waiters: Waiters,
         events: Events,
         cluster: Cluster,
+        resumer: Resumer,
         shutdown: tokio_util::sync::CancellationToken,
     ) -> Self {
         Self {
@@ -84,9 +86,15 @@ impl Lifecycle {
             waiters,
             events,
             cluster,
-            http: reqwest::Client::new(),
+            resumer,
             shutdown,
         }
+    }
+
+    /// What resume targets may do here (checked at session creation).
+    #[must_use]
+    pub fn resumer(&self) -> &Resumer {
+        &self.resumer
     }
 
     /// The database.
@@ -324,6 +332,10 @@ impl Lifecycle {
             repo::restore(&self.db, pending_id, now_micros(), ours).await?;
             return Err(Error::Undelivered);
         }
+        if !attached {
+            // Observers (readers who are not the agent) learn the outcome too.
+            self.wake(pending_id, &Wake::Resolved(response.clone()));
+        }
         sessions::transition(
             self.db.pool(),
             session_id,
@@ -375,7 +387,7 @@ impl Lifecycle {
             return Ok(false);
         }
         let ours = Guard::Claim(marked_at);
-        if !resume::dispatch(&self.http, &target, &payload).await {
+        if !self.resumer.dispatch(&target, &payload).await {
             repo::restore(&self.db, pending_id, now_micros(), ours).await?;
             return Ok(false);
         }
@@ -451,9 +463,17 @@ impl Lifecycle {
     ) -> Result<RespondBody> {
         self.authorized_bundle(caller, pending_id).await?;
         // Register before reading, so a resolution between the read and the
-        // wait still wakes us.
-        let mut waiting = self.waiters.wait(pending_id);
-        self.cluster.attach(self.db.pool(), pending_id).await?;
+        // wait still wakes us. Delivery belongs to the asking agent: only
+        // its own credential (its session's agent token, or the one local
+        // user with auth off) attaches; anyone else who may see the bundle
+        // observes the outcome without taking the delivery.
+        let mut waiting = if caller.is_asking_agent() {
+            let waiting = self.waiters.wait(pending_id);
+            self.cluster.attach(self.db.pool(), pending_id).await?;
+            waiting
+        } else {
+            self.waiters.observe(pending_id)
+        };
         self.await_outcome(pending_id, &mut waiting, timeout).await
     }
 

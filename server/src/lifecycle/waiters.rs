@@ -1,7 +1,9 @@
 //! In-memory waiters: agents blocked on their own bundle (a `/wait` poll or
-//! an `ask_user_question_kandev` call). Nothing here is needed for
-//! correctness (R6): the database says what was answered; this only decides
-//! whether an agent is attached, and wakes it.
+//! an `ask_user_question_kandev` call), and other readers blocked on it
+//! (observers: woken alike, but never "attached", so they never take the
+//! agent's delivery). Nothing here is needed for correctness (R6): the
+//! database says what was answered; this only decides whether an agent is
+//! attached, and wakes whoever waits.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -27,9 +29,24 @@ pub enum Wake {
 
 #[derive(Debug)]
 struct Entry {
-    waiting: usize,
-    last_seen: Instant,
+    /// The asking agent's requests blocked on the bundle now.
+    agents: usize,
+    /// Other readers' requests blocked on it now.
+    observers: usize,
+    /// When the asking agent last asked or polled here, if ever.
+    agent_seen: Option<Instant>,
+    /// When anyone last used this entry (for forgetting it).
+    last_used: Instant,
     wake: watch::Sender<Wake>,
+}
+
+/// Who a waiter is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// The asking agent: attached while it waits and for [`GRACE`] after.
+    Agent,
+    /// Anyone else who may see the bundle: woken, never attached.
+    Observer,
 }
 
 /// Every bundle someone is waiting on, by `pending_id`.
@@ -44,6 +61,7 @@ pub struct Waiters {
 pub struct Waiting {
     waiters: Waiters,
     pending_id: String,
+    role: Role,
     /// Changes when the bundle is resolved or closed.
     pub wake: watch::Receiver<Wake>,
 }
@@ -53,16 +71,36 @@ impl Waiters {
         self.entries.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Registers a waiter on `pending_id`.
+    /// Registers the asking agent as waiting on `pending_id`: it is
+    /// attached, and an answer is delivered to it.
     #[must_use]
     pub fn wait(&self, pending_id: &str) -> Waiting {
+        self.register(pending_id, Role::Agent)
+    }
+
+    /// Registers someone other than the asking agent as waiting on
+    /// `pending_id`: woken with the outcome, never attached.
+    #[must_use]
+    pub fn observe(&self, pending_id: &str) -> Waiting {
+        self.register(pending_id, Role::Observer)
+    }
+
+    fn register(&self, pending_id: &str, role: Role) -> Waiting {
         let mut entries = self.lock();
         let entry = entry(&mut entries, pending_id);
-        entry.waiting += 1;
-        entry.last_seen = Instant::now();
+        let now = Instant::now();
+        match role {
+            Role::Agent => {
+                entry.agents += 1;
+                entry.agent_seen = Some(now);
+            }
+            Role::Observer => entry.observers += 1,
+        }
+        entry.last_used = now;
         Waiting {
             waiters: self.clone(),
             pending_id: pending_id.to_owned(),
+            role,
             wake: entry.wake.subscribe(),
         }
     }
@@ -72,15 +110,17 @@ impl Waiters {
     pub fn touch(&self, pending_id: &str) {
         let mut entries = self.lock();
         forget_stale(&mut entries);
-        entry(&mut entries, pending_id).last_seen = Instant::now();
+        let entry = entry(&mut entries, pending_id);
+        let now = Instant::now();
+        entry.agent_seen = Some(now);
+        entry.last_used = now;
     }
 
-    /// Whether an agent is waiting on `pending_id` now or polled within [`GRACE`].
+    /// Whether the asking agent is waiting on `pending_id` now or polled
+    /// within [`GRACE`].
     #[must_use]
     pub fn is_attached(&self, pending_id: &str) -> bool {
-        self.lock()
-            .get(pending_id)
-            .is_some_and(|e| e.waiting > 0 || e.last_seen.elapsed() < GRACE)
+        self.lock().get(pending_id).is_some_and(Entry::attached)
     }
 
     /// Wakes every waiter on `pending_id`.
@@ -105,45 +145,60 @@ impl Waiters {
         self.lock()
             .iter()
             .filter_map(|(pending_id, e)| {
-                let left = if e.waiting > 0 {
+                let left = if e.agents > 0 {
                     GRACE
                 } else {
-                    GRACE.checked_sub(e.last_seen.elapsed())?
+                    GRACE.checked_sub(e.agent_seen?.elapsed())?
                 };
                 Some((pending_id.clone(), left))
             })
             .collect()
     }
 
-    fn release(&self, pending_id: &str) {
+    fn release(&self, pending_id: &str, role: Role) {
         let mut entries = self.lock();
         if let Some(entry) = entries.get_mut(pending_id) {
-            entry.waiting = entry.waiting.saturating_sub(1);
-            entry.last_seen = Instant::now();
+            let now = Instant::now();
+            match role {
+                Role::Agent => {
+                    entry.agents = entry.agents.saturating_sub(1);
+                    entry.agent_seen = Some(now);
+                }
+                Role::Observer => entry.observers = entry.observers.saturating_sub(1),
+            }
+            entry.last_used = now;
         }
         forget_stale(&mut entries);
+    }
+}
+
+impl Entry {
+    fn attached(&self) -> bool {
+        self.agents > 0 || self.agent_seen.is_some_and(|at| at.elapsed() < GRACE)
     }
 }
 
 /// Forgets bundles nobody has waited on for a while (including those touched
 /// for a creation that then failed).
 fn forget_stale(entries: &mut HashMap<String, Entry>) {
-    entries.retain(|_, e| e.waiting > 0 || e.last_seen.elapsed() < GRACE * 4);
+    entries.retain(|_, e| e.agents + e.observers > 0 || e.last_used.elapsed() < GRACE * 4);
 }
 
 fn entry<'a>(entries: &'a mut HashMap<String, Entry>, pending_id: &str) -> &'a mut Entry {
     entries
         .entry(pending_id.to_owned())
         .or_insert_with(|| Entry {
-            waiting: 0,
-            last_seen: Instant::now(),
+            agents: 0,
+            observers: 0,
+            agent_seen: None,
+            last_used: Instant::now(),
             wake: watch::channel(Wake::Nothing).0,
         })
 }
 
 impl Drop for Waiting {
     fn drop(&mut self) {
-        self.waiters.release(&self.pending_id);
+        self.waiters.release(&self.pending_id, self.role);
     }
 }
 
@@ -164,6 +219,21 @@ mod tests {
         assert!(after["blocked"] <= GRACE, "counts down once the wait ends");
         assert!(waiters.is_attached("blocked"), "within the grace period");
         assert!(!waiters.is_attached("never"));
+    }
+
+    #[test]
+    fn an_observer_is_woken_but_never_attached() {
+        let waiters = Waiters::default();
+        let mut watching = waiters.observe("p");
+        assert!(!waiters.is_attached("p"), "while it waits");
+        assert!(
+            waiters.attached_for().is_empty(),
+            "no lease for an observer"
+        );
+        waiters.wake("p", Wake::Closed);
+        assert_eq!(*watching.wake.borrow_and_update(), Wake::Closed);
+        drop(watching);
+        assert!(!waiters.is_attached("p"), "nor after");
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! balancer may send each request to any replica.
 
 mod agent;
+mod binding;
 mod external;
 mod result;
 mod session_store;
@@ -36,14 +37,10 @@ use crate::ids::hash_secret;
 /// The MCP routes, each behind its own authentication.
 pub fn routes(state: &AppState) -> Router<AppState> {
     let config = |surface: &'static str| {
-        let mut hosts = vec![
-            "localhost".to_owned(),
-            "127.0.0.1".to_owned(),
-            "::1".to_owned(),
-        ];
-        hosts.extend(state.config.mcp_allowed_hosts.iter().cloned());
+        // `Host` and `Origin` are checked for every route, these included,
+        // by one policy (`crate::http::same_origin`).
         let mut config = StreamableHttpServerConfig::default()
-            .with_allowed_hosts(hosts)
+            .disable_allowed_hosts()
             .with_cancellation_token(state.shutdown.child_token());
         if state.db().backend().shared() {
             config.session_store = Some(Arc::new(session_store::SharedSessions::new(
@@ -71,9 +68,11 @@ pub fn routes(state: &AppState) -> Router<AppState> {
     };
     let agent_routes = Router::new()
         .nest_service("/mcp/agent", agent)
+        .layer(from_fn_with_state((state.clone(), "agent"), binding::bind))
         .layer(from_fn_with_state(state.clone(), require_agent));
     let external_routes = Router::new()
         .nest_service("/mcp", external)
+        .layer(from_fn_with_state((state.clone(), "mcp"), binding::bind))
         .layer(from_fn_with_state(state.clone(), require_identity));
     agent_routes.merge(external_routes)
 }
