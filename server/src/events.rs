@@ -1,13 +1,21 @@
 //! Live events for browsers (`GET /api/v1/ws`): a broadcast of
-//! `{type: "notification", action, payload, timestamp}`, relayed to the
-//! other replicas when there are any ([`crate::cluster`]).
+//! `{type: "notification", action, payload, timestamp}`, handed to a
+//! [`Relay`] as well when there are other replicas (`crate::cluster`
+//! implements it; this module depends on nothing but the clock).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::sync::Arc;
+
 use tokio::sync::broadcast;
 
 use crate::clock;
-use crate::cluster::{Outbound, Relayed};
+
+/// Where events go besides this replica's subscribers: the other replicas.
+pub trait Relay: std::fmt::Debug + Send + Sync {
+    /// Hands `event` on, without waiting.
+    fn relay(&self, event: Event);
+}
 
 /// One event as sent on the socket.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -27,7 +35,7 @@ pub struct Event {
 #[derive(Debug, Clone)]
 pub struct Events {
     sender: broadcast::Sender<Event>,
-    relay: Option<Outbound>,
+    relay: Option<Arc<dyn Relay>>,
 }
 
 impl Default for Events {
@@ -43,7 +51,7 @@ impl Events {
     /// The same hub, also sending every event it publishes to `relay` (the
     /// other replicas).
     #[must_use]
-    pub fn relayed_to(&self, relay: Option<Outbound>) -> Self {
+    pub fn relayed_to(&self, relay: Option<Arc<dyn Relay>>) -> Self {
         Self {
             sender: self.sender.clone(),
             relay,
@@ -60,7 +68,7 @@ impl Events {
             timestamp: clock::rfc3339(clock::now_micros()),
         };
         if let Some(relay) = &self.relay {
-            relay.relay(Relayed::Event(event.clone()));
+            relay.relay(event.clone());
         }
         self.publish_here(event);
     }

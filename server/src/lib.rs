@@ -13,6 +13,7 @@ pub mod ids;
 pub mod lifecycle;
 pub mod mcp;
 mod state;
+pub mod waiters;
 mod web_assets;
 
 use std::future::Future;
@@ -36,7 +37,10 @@ pub fn app(state: AppState) -> Router {
         .merge(web_assets::routes())
         // Before any route: a request from elsewhere reaches no handler.
         .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
+            std::sync::Arc::new(http::same_origin::SameOrigin::new(
+                &state.config.allowed_hosts,
+                state.config.cors_origin.as_deref(),
+            )),
             http::same_origin::enforce,
         ));
     let router = http::security_headers::apply(routes)

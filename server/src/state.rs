@@ -5,10 +5,9 @@ use crate::cluster::Cluster;
 use crate::db::Db;
 use crate::db::clarification::Guard;
 use crate::events::Events;
-use crate::http::same_origin::SameOrigin;
 use crate::lifecycle::resume::{AllowedCommands, COMMAND_TIMEOUT, Resumer, WebhookNetworks};
-use crate::lifecycle::waiters::Waiters;
 use crate::lifecycle::{Lifecycle, ORPHAN_AFTER, SWEEP_EVERY};
+use crate::waiters::Waiters;
 
 /// How the server was started.
 #[derive(Clone, Debug, Default)]
@@ -73,8 +72,6 @@ pub struct AppState {
     pub events: Events,
     /// How the server was started.
     pub config: Config,
-    /// Who may reach the server (`Host`, `Origin`), from `config`.
-    pub same_origin: SameOrigin,
     /// Cancelled when the server shuts down: ends open MCP streams,
     /// WebSockets and long polls so that shutdown does not wait on them.
     pub shutdown: tokio_util::sync::CancellationToken,
@@ -86,7 +83,7 @@ impl AppState {
     ///
     /// # Errors
     /// Database errors during reconciliation.
-    pub async fn new(db: Db, config: Config) -> Result<Self, crate::http::error::Error> {
+    pub async fn new(db: Db, config: Config) -> Result<Self, crate::lifecycle::Error> {
         let shutdown = tokio_util::sync::CancellationToken::new();
         let waiters = Waiters::default();
         let here = Events::default();
@@ -121,7 +118,6 @@ impl AppState {
         Ok(Self {
             lifecycle,
             events,
-            same_origin: SameOrigin::new(&config.allowed_hosts, config.cors_origin.as_deref()),
             config,
             shutdown,
         })

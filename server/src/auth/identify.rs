@@ -37,6 +37,22 @@ pub fn session_cookie(headers: &HeaderMap) -> Option<&str> {
         .map(|(_, value)| value)
 }
 
+/// The session whose agent token the request carries (`Authorization:
+/// Bearer clk_agent_…`), if any: the one lookup of agent tokens, for the
+/// agent's REST routes, its MCP surface and the identity layer alike.
+///
+/// # Errors
+/// Database errors.
+pub async fn agent_session(
+    db: &Db,
+    headers: &HeaderMap,
+) -> sqlx::Result<Option<sessions::Session>> {
+    match bearer(headers).filter(|token| token.starts_with(AGENT_PREFIX)) {
+        Some(token) => sessions::by_agent_token_hash(db.pool(), &hash_secret(token)).await,
+        None => Ok(None),
+    }
+}
+
 /// Who the request is from: `Unscoped` when auth is off, `None` when auth is
 /// on and the request proves no identity.
 ///
@@ -49,7 +65,7 @@ pub async fn identify(db: &Db, headers: &HeaderMap, auth: bool) -> sqlx::Result<
     let now = now_micros();
     if let Some(token) = bearer(headers) {
         if token.starts_with(AGENT_PREFIX) {
-            let session = sessions::by_agent_token_hash(db.pool(), &hash_secret(token)).await?;
+            let session = agent_session(db, headers).await?;
             return Ok(session.map(|s| Caller::Agent { session_id: s.id }));
         }
         if token.starts_with(PAT_PREFIX) {

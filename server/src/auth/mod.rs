@@ -10,7 +10,7 @@ pub mod identify;
 pub mod tokens;
 
 use crate::db::clarification::Bundle;
-use crate::db::{Db, sessions};
+use crate::db::{Db, sessions, visibility};
 
 /// The identity a request carries.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,20 +56,6 @@ impl Caller {
 #[error("agent tokens can only ask and wait")]
 pub struct AgentOnly;
 
-/// L1c as SQL on the task alias `t` for the user bound at `user_param`
-/// (e.g. `$1`): the task has no workspace, or its workspace row does not
-/// exist, or the workspace is unowned or the user's. The one statement of
-/// task visibility; listings and per-task checks both use it.
-#[must_use]
-pub fn visible_task(t: &str, user_param: &str) -> String {
-    format!(
-        "({t}.workspace_id = '' \
-         OR NOT EXISTS (SELECT 1 FROM workspaces w WHERE w.id = {t}.workspace_id) \
-         OR EXISTS (SELECT 1 FROM workspaces w WHERE w.id = {t}.workspace_id \
-             AND (w.owner_id = '' OR w.owner_id = {user_param})))"
-    )
-}
-
 /// Whether `caller` may see task `task_id` (A1, A2: the M5-resolved task).
 ///
 /// # Errors
@@ -84,15 +70,7 @@ pub async fn may_access_task(db: &Db, caller: &Caller, task_id: &str) -> sqlx::R
             if task_id.is_empty() {
                 return Ok(false);
             }
-            let found: Option<(String,)> = sqlx::query_as(crate::db::sql(format!(
-                "SELECT t.id FROM tasks t WHERE t.id = $1 AND {}",
-                visible_task("t", "$2")
-            )))
-            .bind(task_id)
-            .bind(user_id)
-            .fetch_optional(db.pool())
-            .await?;
-            Ok(found.is_some())
+            visibility::task_visible_to(db.pool(), task_id, user_id).await
         }
     }
 }

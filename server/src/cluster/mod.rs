@@ -24,9 +24,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::clock::{micros, now_micros};
 use crate::db::{Db, replicas};
-use crate::events::{Event, Events};
+use crate::events::{Event, Events, Relay};
 use crate::ids::new_id;
-use crate::lifecycle::waiters::{GRACE, Waiters, Wake};
+use crate::waiters::{GRACE, Waiters, Wake};
 
 /// How often a replica renews the attachments it holds (well inside
 /// [`GRACE`], so a lease never lapses while its agent waits).
@@ -83,6 +83,12 @@ impl Outbound {
     }
 }
 
+impl Relay for Outbound {
+    fn relay(&self, event: Event) {
+        Outbound::relay(self, Relayed::Event(event));
+    }
+}
+
 impl Cluster {
     /// Joins the replicas sharing `db` (nothing to join on SQLite): listens
     /// for their messages before returning, so none sent afterwards is
@@ -127,8 +133,10 @@ impl Cluster {
 
     /// Where [`Events`] sends what the other replicas must also publish.
     #[must_use]
-    pub fn outbound(&self) -> Option<Outbound> {
-        self.link.as_ref().map(|l| l.outbound.clone())
+    pub fn outbound(&self) -> Option<std::sync::Arc<dyn Relay>> {
+        self.link
+            .as_ref()
+            .map(|l| std::sync::Arc::new(l.outbound.clone()) as std::sync::Arc<dyn Relay>)
     }
 
     /// Wakes the waiters on `pending_id` held by the other replicas.

@@ -13,7 +13,7 @@ use super::Relayed;
 use crate::clock::now_micros;
 use crate::db::{Db, replicas};
 use crate::events::Events;
-use crate::lifecycle::waiters::Waiters;
+use crate::waiters::Waiters;
 
 /// A listener on the replicas' channel.
 pub(super) async fn listen(db: &Db) -> sqlx::Result<PgListener> {

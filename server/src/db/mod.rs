@@ -15,6 +15,7 @@ pub mod sessions;
 pub mod tasks;
 pub mod turns;
 pub mod users;
+pub mod visibility;
 pub mod workspaces;
 
 use std::time::Duration;

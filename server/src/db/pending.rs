@@ -43,7 +43,7 @@ pub struct PendingKey {
 #[must_use]
 pub fn page_sql(backend: Backend, query: &PendingQuery<'_>) -> String {
     let visible = if query.user.is_some() {
-        crate::auth::visible_task("t", "$1")
+        super::visibility::visible_task("t", "$1")
     } else {
         "$1 = $1".to_owned()
     };

@@ -71,7 +71,7 @@ pub async fn list_visible(
     workspace_id: Option<&str>,
 ) -> sqlx::Result<Vec<Task>> {
     let visible = if user.is_some() {
-        crate::auth::visible_task("t", "$1")
+        super::visibility::visible_task("t", "$1")
     } else {
         "$1 = $1".to_owned()
     };

@@ -35,10 +35,7 @@ pub async fn login(
     let found =
         users::by_token_hash(state.db().pool(), &hash_secret(body.token.trim()), now).await?;
     let Some((user, token_id)) = found else {
-        return Err(Error::Status(
-            axum::http::StatusCode::UNAUTHORIZED,
-            "token: not a valid access token".into(),
-        ));
+        return Err(Error::BadCredentials("token: not a valid access token"));
     };
     let secret = new_secret("clk_web_");
     let expires_at = now + BROWSER_SESSION_SECS * 1_000_000;

@@ -13,9 +13,8 @@ use super::error::{Error, Result};
 use super::json::Json;
 use crate::AppState;
 use crate::auth::Caller;
-use crate::db::sessions;
-use crate::ids::hash_secret;
-use crate::lifecycle::BundleView;
+use crate::auth::identify::agent_session;
+use crate::lifecycle::{BundleView, WaitOutcome};
 
 /// `POST /clarification/request`.
 #[derive(Debug, Deserialize)]
@@ -39,26 +38,17 @@ pub async fn create(
     headers: HeaderMap,
     Json(body): Json<CreateRequest>,
 ) -> Result<impl IntoResponse> {
-    let token = crate::auth::identify::bearer(&headers).ok_or(Error::Status(
-        StatusCode::UNAUTHORIZED,
-        "agent token required (Authorization: Bearer …)".into(),
-    ))?;
-    let session = sessions::by_agent_token_hash(state.db().pool(), &hash_secret(token)).await?;
-    let session_id = match session {
-        Some(s) if body.session_id.is_empty() || s.id == body.session_id => s.id,
-        Some(_) => {
-            return Err(Error::Status(
-                StatusCode::FORBIDDEN,
-                "session_id: this agent token belongs to another session".into(),
-            ));
-        }
-        None => {
-            return Err(Error::Status(
-                StatusCode::UNAUTHORIZED,
-                "invalid agent token".into(),
-            ));
-        }
-    };
+    let session = agent_session(state.db(), &headers)
+        .await?
+        .ok_or(Error::BadCredentials(
+            "a valid agent token is required (Authorization: Bearer clk_agent_…)",
+        ))?;
+    if !body.session_id.is_empty() && body.session_id != session.id {
+        return Err(Error::Forbidden(
+            "session_id: this agent token belongs to another session",
+        ));
+    }
+    let session_id = session.id;
     let created = state
         .lifecycle
         .create_bundle(&session_id, &body.bundle, body.attach)
@@ -106,9 +96,12 @@ pub async fn wait(
         .timeout
         .map_or(DEFAULT_WAIT, Duration::from_secs)
         .min(MAX_WAIT);
-    Ok(axum::Json(
-        state.lifecycle.wait(&caller, &id, timeout).await?,
-    ))
+    match state.lifecycle.wait(&caller, &id, timeout).await? {
+        WaitOutcome::Resolved(body) => Ok(axum::Json(body)),
+        WaitOutcome::TimedOut => Err(Error::WaitTimeout),
+        WaitOutcome::Closed => Err(Error::Conflict("clarification request is no longer active")),
+        WaitOutcome::ShuttingDown => Err(Error::ShuttingDown),
+    }
 }
 
 /// Answers or rejects (the R10 table).

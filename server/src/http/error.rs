@@ -7,8 +7,11 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use clarify_core::ErrorBody;
 
+use crate::lifecycle as domain;
+
 /// Everything a handler can fail with.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The request is malformed; the message names the field (400).
     #[error("{0}")]
@@ -20,22 +23,35 @@ pub enum Error {
     /// No valid identity while auth is on (401, with `WWW-Authenticate`).
     #[error("authentication required")]
     Unauthorized,
+    /// A credential that proves nothing; the message names it (401, with
+    /// `WWW-Authenticate`).
+    #[error("{0}")]
+    BadCredentials(&'static str),
     /// The caller is known but may not do this (403).
     #[error("{0}")]
     Forbidden(&'static str),
     /// The request conflicts with the resource's state (409).
     #[error("{0}")]
     Conflict(&'static str),
+    /// The body does not say it is JSON (415).
+    #[error("invalid request body: expected Content-Type: application/json")]
+    UnsupportedMediaType,
+    /// The body is larger than any request needs (413).
+    #[error("request body too large")]
+    PayloadTooLarge,
+    /// JSON of the wrong shape; the message names the field (422).
+    #[error("{0}")]
+    Unprocessable(String),
     /// A long wait ended without an answer (504, A5a).
     #[error("no answer yet; wait again")]
     WaitTimeout,
+    /// The server is shutting down; the client should try again (503).
+    #[error("the server is shutting down; wait again")]
+    ShuttingDown,
     /// The answer was recorded but could not be delivered, and was rolled
     /// back (R7a): the bundle is answerable again.
     #[error("the answer could not be delivered to the agent; the question is still open")]
     Undelivered,
-    /// Any other status with its own message (e.g. a body rejection).
-    #[error("{1}")]
-    Status(StatusCode, String),
     /// A failure inside the server; logged, never shown (500).
     #[error("internal error")]
     Internal(#[source] Box<dyn std::error::Error + Send + Sync>),
@@ -48,12 +64,15 @@ impl Error {
         match self {
             Self::BadRequest(_) => StatusCode::BAD_REQUEST,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
-            Self::Unauthorized => StatusCode::UNAUTHORIZED,
+            Self::Unauthorized | Self::BadCredentials(_) => StatusCode::UNAUTHORIZED,
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::Conflict(_) => StatusCode::CONFLICT,
+            Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Self::WaitTimeout => StatusCode::GATEWAY_TIMEOUT,
+            Self::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
             Self::Undelivered | Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
-            Self::Status(status, _) => *status,
         }
     }
 
@@ -64,22 +83,27 @@ impl Error {
 }
 
 impl From<crate::auth::AgentOnly> for Error {
-    fn from(_: crate::auth::AgentOnly) -> Self {
-        Self::Forbidden("agent tokens can only ask and wait")
+    fn from(only: crate::auth::AgentOnly) -> Self {
+        domain::Error::from(only).into()
     }
 }
 
 impl From<sqlx::Error> for Error {
     fn from(error: sqlx::Error) -> Self {
-        // PostgreSQL refuses U+0000 in text (22021) and in JSON (22P05): a
-        // request that smuggled one past the body check (in a path, or an
-        // MCP argument) is the caller's mistake, not the server's.
-        if let sqlx::Error::Database(db) = &error
-            && matches!(db.code().as_deref(), Some("22021" | "22P05"))
-        {
-            return Self::BadRequest("text may not contain the NUL character (U+0000)".to_owned());
+        domain::Error::from(error).into()
+    }
+}
+
+impl From<domain::Error> for Error {
+    fn from(error: domain::Error) -> Self {
+        match error {
+            domain::Error::Invalid(message) => Self::BadRequest(message),
+            domain::Error::NotFound(what) => Self::NotFound(what),
+            domain::Error::Forbidden(why) => Self::Forbidden(why),
+            domain::Error::Conflict(why) => Self::Conflict(why),
+            domain::Error::Undelivered => Self::Undelivered,
+            domain::Error::Database(cause) => Self::internal(cause),
         }
-        Self::internal(error)
     }
 }
 
@@ -92,7 +116,7 @@ impl IntoResponse for Error {
             error: self.to_string(),
         };
         let mut response = (self.status_code(), Json(body)).into_response();
-        if matches!(self, Self::Unauthorized) {
+        if matches!(self, Self::Unauthorized | Self::BadCredentials(_)) {
             response.headers_mut().insert(
                 axum::http::header::WWW_AUTHENTICATE,
                 axum::http::HeaderValue::from_static("Bearer"),

@@ -26,13 +26,11 @@ where
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
         require_json(req.headers())?;
         let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
-            let status = rejection.status();
-            let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
-                "request body too large"
+            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                Error::PayloadTooLarge
             } else {
-                "invalid request body"
-            };
-            Error::Status(status, message.to_owned())
+                Error::BadRequest("invalid request body".to_owned())
+            }
         })?;
         decode(&bytes).map(Self)
     }
@@ -47,10 +45,7 @@ pub fn require_json(headers: &HeaderMap) -> Result<(), Error> {
     if is_json(headers) {
         Ok(())
     } else {
-        Err(Error::Status(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "invalid request body: expected Content-Type: application/json".to_owned(),
-        ))
+        Err(Error::UnsupportedMediaType)
     }
 }
 
@@ -121,15 +116,16 @@ fn nul_field(value: &Value, path: &str) -> Option<String> {
 }
 
 fn rejection_error(rejection: &JsonRejection) -> Error {
-    let message = match rejection {
+    match rejection {
         // axum's text for these says what serde said, with the field's path.
-        JsonRejection::JsonDataError(e) => format!(
+        JsonRejection::JsonDataError(e) => Error::Unprocessable(format!(
             "invalid request body: {}",
             e.body_text()
                 .trim_start_matches("Failed to deserialize the JSON body into the target type: ")
-        ),
-        JsonRejection::JsonSyntaxError(_) => "invalid request body: not valid JSON".to_owned(),
-        _ => "invalid request body".to_owned(),
-    };
-    Error::Status(rejection.status(), message)
+        )),
+        JsonRejection::JsonSyntaxError(_) => {
+            Error::BadRequest("invalid request body: not valid JSON".to_owned())
+        }
+        _ => Error::BadRequest("invalid request body".to_owned()),
+    }
 }

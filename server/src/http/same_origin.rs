@@ -20,7 +20,6 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse as _, Response};
 
 use super::error::Error;
-use crate::AppState;
 
 /// Who may reach the server, from its configuration.
 #[derive(Debug, Clone, Default)]
@@ -168,8 +167,11 @@ fn normalize_host(host: &str) -> String {
 }
 
 /// The middleware: refuses with 403 before routing.
-pub async fn enforce(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let policy = &state.same_origin;
+pub async fn enforce(
+    State(policy): State<std::sync::Arc<SameOrigin>>,
+    request: Request,
+    next: Next,
+) -> Response {
     match policy.check(
         request.method(),
         request.uri().authority(),

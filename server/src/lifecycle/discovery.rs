@@ -6,7 +6,7 @@ use clarify_core::listing::{BundleIdentity, age_seconds, clamp_limit};
 use clarify_core::{Cursor, ListError, PendingBundle, PendingPage};
 use serde::Serialize;
 
-use super::Lifecycle;
+use super::{Error, Lifecycle, Result};
 use super::projection::{TaskView, task_view};
 use crate::auth::{self, Caller};
 use crate::clock::{self, now_micros};
@@ -14,7 +14,6 @@ use crate::db::clarification as repo;
 use crate::db::messages::{self, Message};
 use crate::db::pending::{self, PendingQuery};
 use crate::db::tasks;
-use crate::http::error::{Error, Result};
 
 /// Arguments of `list_pending_questions_kandev`.
 #[derive(Debug, Clone, Default)]
@@ -48,7 +47,7 @@ fn cursor(text: &str) -> Result<Option<Cursor>> {
     }
     Cursor::decode(text)
         .map(Some)
-        .map_err(|e| Error::BadRequest(e.to_string()))
+        .map_err(|e| Error::Invalid(e.to_string()))
 }
 
 impl Lifecycle {
@@ -63,7 +62,7 @@ impl Lifecycle {
             "" => None,
             text => Some(
                 clock::parse_rfc3339(text)
-                    .ok_or_else(|| Error::BadRequest(ListError::InvalidCreatedSince.to_string()))?,
+                    .ok_or_else(|| Error::Invalid(ListError::InvalidCreatedSince.to_string()))?,
             ),
         };
         let after = cursor(args.cursor.trim())?;

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use super::{caller_of, result};
 use crate::AppState;
 use crate::auth::Caller;
-use crate::http::error::Error;
+use crate::lifecycle::{Error, WaitOutcome};
 
 /// How often a blocked call reports that it is still waiting, by default.
 const PROGRESS_EVERY: Duration = Duration::from_secs(10);
@@ -128,7 +128,7 @@ impl AgentServer {
             context_paragraphs: args.context_paragraphs,
         };
         let questions = validate_new_bundle(&bundle)
-            .map_err(|e| Error::BadRequest(e.to_string()))?
+            .map_err(|e| Error::Invalid(e.to_string()))?
             .questions;
         let lifecycle = &self.state.lifecycle;
         let (created, mut waiting) = lifecycle.create_attached(session_id, &bundle).await?;
@@ -147,9 +147,9 @@ impl AgentServer {
                     lifecycle.detach(&pending_id).await?;
                     return Err(Error::Conflict("the call was cancelled; the question stays open and its answer will resume the agent"));
                 }
-                outcome = lifecycle.await_outcome(&pending_id, &mut waiting, every) => match outcome {
-                    Ok(body) => return Ok(ask_out(&pending_id, &questions, &body)),
-                    Err(Error::WaitTimeout) => {
+                outcome = lifecycle.await_outcome(&pending_id, &mut waiting, every) => match outcome? {
+                    WaitOutcome::Resolved(body) => return Ok(ask_out(&pending_id, &questions, &body)),
+                    WaitOutcome::TimedOut => {
                         ticks += 1;
                         if let Some(token) = &progress_token {
                             let note = ProgressNotificationParam::new(token.clone(), f64::from(ticks))
@@ -157,10 +157,12 @@ impl AgentServer {
                             let _ = context.peer.notify_progress(note).await;
                         }
                     }
-                    Err(Error::Conflict(_)) => {
+                    WaitOutcome::Closed => {
                         return Err(Error::Conflict("the question was closed before anyone answered it"));
                     }
-                    Err(other) => return Err(other),
+                    WaitOutcome::ShuttingDown => {
+                        return Err(Error::Conflict("the server is shutting down; the question stays open: ask again"));
+                    }
                 }
             }
         }
@@ -222,7 +224,9 @@ impl AgentServer {
         Parameters(args): Parameters<AskArgs>,
     ) -> Result<CallToolResult, McpError> {
         let Caller::Agent { session_id } = caller_of(&parts) else {
-            return Ok(result::error(&Error::Unauthorized));
+            return Ok(result::error(&Error::Forbidden(
+                "an agent token is required",
+            )));
         };
         Ok(result::from(self.ask(&session_id, args, &context).await))
     }

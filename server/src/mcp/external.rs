@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::{caller_of, result};
 use crate::AppState;
-use crate::http::error::Error;
+use crate::lifecycle::Error;
 use crate::lifecycle::discovery::PendingArgs;
 use clarify_core::{AnswerInput, Submission};
 
@@ -92,7 +92,7 @@ impl ExternalServer {
 
 fn required(field: &str, value: &str) -> Result<(), Error> {
     if value.trim().is_empty() {
-        return Err(Error::BadRequest(format!("{field}: is required")));
+        return Err(Error::Invalid(format!("{field}: is required")));
     }
     Ok(())
 }
@@ -132,7 +132,7 @@ impl ExternalServer {
             required("pending_id", &args.pending_id)?;
             let reason = match (args.reason.as_str(), args.reject_reason.as_str()) {
                 (a, b) if !a.is_empty() && !b.is_empty() && a != b => {
-                    return Err(Error::BadRequest(
+                    return Err(Error::Invalid(
                         "reason: give reason or reject_reason, not two different ones".into(),
                     ));
                 }

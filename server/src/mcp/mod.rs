@@ -28,11 +28,9 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 
 use crate::AppState;
 use crate::auth::Caller;
-use crate::auth::identify::{AGENT_PREFIX, bearer};
-use crate::db::sessions;
+use crate::auth::identify::agent_session;
 use crate::http::error::Error;
 use crate::http::identity::require_identity;
-use crate::ids::hash_secret;
 
 /// The MCP routes, each behind its own authentication.
 pub fn routes(state: &AppState) -> Router<AppState> {
@@ -84,10 +82,7 @@ async fn require_agent(
     mut request: Request,
     next: Next,
 ) -> Response {
-    let Some(token) = bearer(request.headers()).filter(|t| t.starts_with(AGENT_PREFIX)) else {
-        return Error::Unauthorized.into_response();
-    };
-    match sessions::by_agent_token_hash(state.db().pool(), &hash_secret(token)).await {
+    match agent_session(state.db(), request.headers()).await {
         Ok(Some(session)) => {
             request.extensions_mut().insert(Caller::Agent {
                 session_id: session.id,

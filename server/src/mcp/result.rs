@@ -4,7 +4,7 @@
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
 
-use crate::http::error::Error;
+use crate::lifecycle::Error;
 
 /// A successful result carrying `value` as structured content.
 pub fn structured<T: Serialize>(value: &T) -> CallToolResult {
@@ -14,10 +14,10 @@ pub fn structured<T: Serialize>(value: &T) -> CallToolResult {
     result
 }
 
-/// A tool error result with the API's message (never internal detail: the
-/// API error's text is already the public one).
+/// A tool error result with the domain error's message (never internal
+/// detail: a database error's text is the generic one).
 pub fn error(error: &Error) -> CallToolResult {
-    if let Error::Internal(cause) = error {
+    if let Error::Database(cause) = error {
         tracing::error!(error = %cause, "internal error in an MCP tool");
     }
     CallToolResult::error(vec![ContentBlock::text(error.to_string())])

@@ -1,0 +1,196 @@
+//! Asking: a new bundle on the session's current turn (A6), or the
+//! identical active one again; the agent attached from the start when it
+//! will block on the answer.
+
+use clarify_core::stored::bundle_questions;
+use clarify_core::{NewBundle, Status, validate_new_bundle};
+use serde::Serialize;
+
+use super::{Error, Lifecycle, Result};
+use crate::clock::now_micros;
+use crate::db::clarification as repo;
+use crate::db::messages::{self, CLARIFICATION_REQUEST, Message};
+use crate::db::{sessions, turns};
+use crate::ids::new_id;
+use crate::waiters::Waiting;
+
+/// What `create_bundle` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Created {
+    /// The bundle's id.
+    pub pending_id: String,
+    /// `false` when an identical active request already existed.
+    pub created: bool,
+}
+
+impl Lifecycle {
+    /// Creates a bundle on `session_id`'s current turn (starting one if the
+    /// session has none open) and puts the session in `WAITING_FOR_INPUT`.
+    /// An identical active request returns the existing `pending_id`.
+    /// `attach`: the agent is about to poll for the answer, so it counts as
+    /// attached (for [`waiters::GRACE`]) from the moment the bundle exists.
+    ///
+    /// # Errors
+    /// 400 for an invalid bundle, 404 for an unknown session, 409 for an
+    /// ended one.
+    pub async fn create_bundle(
+        &self,
+        session_id: &str,
+        new: &NewBundle,
+        attach: bool,
+    ) -> Result<Created> {
+        let pending_id = new_id();
+        if attach {
+            self.waiters.touch(&pending_id);
+        }
+        let created = self
+            .create_bundle_as(session_id, new, pending_id, attach)
+            .await?;
+        if attach && !created.created {
+            self.waiters.touch(&created.pending_id);
+        }
+        Ok(created)
+    }
+
+    /// Creates a bundle for an agent that will block on it: the waiter is
+    /// registered before the bundle exists, so an answer given the instant
+    /// it is stored already finds the agent attached.
+    ///
+    /// # Errors
+    /// As [`Lifecycle::create_bundle`].
+    pub async fn create_attached(
+        &self,
+        session_id: &str,
+        new: &NewBundle,
+    ) -> Result<(Created, Waiting)> {
+        let pending_id = new_id();
+        let waiting = self.waiters.wait(&pending_id);
+        let created = self
+            .create_bundle_as(session_id, new, pending_id.clone(), true)
+            .await?;
+        let waiting = if created.pending_id == pending_id {
+            waiting
+        } else {
+            // An identical request was already active: wait on that one.
+            self.waiters.wait(&created.pending_id)
+        };
+        Ok((created, waiting))
+    }
+
+    async fn create_bundle_as(
+        &self,
+        session_id: &str,
+        new: &NewBundle,
+        pending_id: String,
+        attach: bool,
+    ) -> Result<Created> {
+        let spec = validate_new_bundle(new).map_err(|e| Error::Invalid(e.to_string()))?;
+        let now = now_micros();
+        let mut tx = self.db.begin_write().await?;
+        let session = sessions::lock(&mut tx, self.db.backend(), session_id)
+            .await?
+            .ok_or(Error::NotFound("session"))?;
+        if sessions::is_terminal(&session.state) {
+            return Err(Error::Conflict("session has ended"));
+        }
+        let existing = repo::active_bundles_of_session(&mut tx, session_id)
+            .await?
+            .into_iter()
+            .find(|bundle| {
+                bundle_questions(&bundle.messages) == spec.questions
+                    && bundle.messages[0].metadata.context == spec.context
+            })
+            .map(|bundle| bundle.messages[0].metadata.pending_id.clone());
+        let (pending_id, added) = match existing {
+            Some(existing) => (existing, Vec::new()),
+            None => {
+                let added = insert_bundle(&mut tx, &session, &spec, &pending_id, now).await?;
+                sessions::transition(
+                    &mut *tx,
+                    session_id,
+                    &NON_TERMINAL,
+                    "WAITING_FOR_INPUT",
+                    now,
+                )
+                .await?;
+                (pending_id, added)
+            }
+        };
+        if attach {
+            // In the same transaction: no replica ever sees the bundle
+            // without its agent attached.
+            self.cluster.attach(&mut *tx, &pending_id).await?;
+        }
+        tx.commit().await?;
+        let created = !added.is_empty();
+        if created {
+            // Published only once durable, so no browser sees a question
+            // that a failed commit never stored.
+            self.publish_messages("session.message.added", session_id, &added)
+                .await?;
+            self.publish_session(session_id, &session.task_id).await;
+        }
+        Ok(Created {
+            pending_id,
+            created,
+        })
+    }
+}
+
+/// Stores the questions of a new bundle `pending_id` on the session's open
+/// turn (starting one if it has none), D1 timestamps apart.
+async fn insert_bundle(
+    tx: &mut crate::db::Tx,
+    session: &sessions::Session,
+    spec: &clarify_core::BundleSpec,
+    pending_id: &str,
+    now: i64,
+) -> Result<Vec<Message>> {
+    let turn_id = match turns::current(&mut **tx, &session.id).await? {
+        Some(turn) if turn.completed_at.is_none() => turn.id,
+        _ => {
+            let turn = turns::Turn::starting(&session.id, now);
+            turns::insert(&mut **tx, &turn).await?;
+            turn.id
+        }
+    };
+    let mut added = Vec::with_capacity(spec.questions.len());
+    let total = i64::try_from(spec.questions.len()).unwrap_or(i64::MAX);
+    for (index, question) in spec.questions.iter().enumerate() {
+        let metadata = clarify_core::ClarificationMetadata {
+            pending_id: pending_id.to_owned(),
+            question_id: question.question_id.clone(),
+            question: question.clone(),
+            question_index: i64::try_from(index).unwrap_or(i64::MAX),
+            question_total: total,
+            context: spec.context.clone(),
+            status: Status::Pending.as_str().to_owned(),
+            ..Default::default()
+        };
+        // D1: distinct, increasing timestamps within the bundle.
+        let at = now + i64::try_from(index).unwrap_or(0);
+        let message = Message {
+            id: new_id(),
+            task_session_id: session.id.clone(),
+            task_id: session.task_id.clone(),
+            turn_id: turn_id.clone(),
+            kind: CLARIFICATION_REQUEST.to_owned(),
+            content: question.prompt.clone(),
+            metadata: metadata.to_json().to_string(),
+            created_at: at,
+            updated_at: at,
+        };
+        messages::insert(&mut **tx, &message).await?;
+        added.push(message);
+    }
+    Ok(added)
+}
+
+/// Every state a bundle can put a session into WAITING_FOR_INPUT from.
+const NON_TERMINAL: [&str; 5] = [
+    "CREATED",
+    "STARTING",
+    "RUNNING",
+    "IDLE",
+    "WAITING_FOR_INPUT",
+];

@@ -1,0 +1,90 @@
+//! Closing without an answer: the agent stops waiting (detach), cancels
+//! (A9); and what every closing does afterwards.
+
+use super::{Error, Lifecycle, Result};
+use crate::auth::Caller;
+use crate::clock::now_micros;
+use crate::db::clarification::{self as repo, Scope, Transition};
+use crate::db::sessions;
+use crate::waiters::Wake;
+
+impl Lifecycle {
+    /// The agent stopped waiting on `pending_id` (its call was cancelled):
+    /// the bundle stays answerable and a later answer resumes the agent.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn detach(&self, pending_id: &str) -> Result<()> {
+        let detached = repo::transition(
+            &self.db,
+            Scope::Bundle(pending_id),
+            Transition::Detach,
+            now_micros(),
+        )
+        .await?;
+        for pending_id in &detached {
+            self.publish_bundle(pending_id).await?;
+        }
+        Ok(())
+    }
+
+    /// [`Lifecycle::detach`] on behalf of `caller`: the asking agent itself,
+    /// or an unscoped caller.
+    ///
+    /// # Errors
+    /// 404 unknown or foreign, 403 for a user, 409 when not active.
+    pub async fn detach_as(&self, caller: &Caller, pending_id: &str) -> Result<()> {
+        self.authorized_bundle(caller, pending_id).await?;
+        if matches!(caller, Caller::User(_)) {
+            return Err(Error::Forbidden("only the asking agent can stop waiting"));
+        }
+        if !repo::is_active(self.db.pool(), pending_id).await? {
+            return Err(Error::Conflict("clarification request is no longer active"));
+        }
+        self.detach(pending_id).await
+    }
+
+    /// Cancels an active bundle (A9): authorized like the others, never a claim.
+    ///
+    /// # Errors
+    /// 404 unknown or foreign, 409 when it is not active.
+    pub async fn cancel(&self, caller: &Caller, pending_id: &str) -> Result<()> {
+        let bundle = self.authorized_bundle(caller, pending_id).await?;
+        let changed = repo::transition(
+            &self.db,
+            Scope::Bundle(pending_id),
+            Transition::Cancel,
+            now_micros(),
+        )
+        .await?;
+        if changed.is_empty() {
+            return Err(Error::Conflict("clarification request is no longer active"));
+        }
+        self.closed(&changed, bundle.session_id(), bundle.task_id())
+            .await
+    }
+
+    pub(super) async fn closed(
+        &self,
+        pending_ids: &[String],
+        session_id: &str,
+        task_id: &str,
+    ) -> Result<()> {
+        for pending_id in pending_ids {
+            self.wake(pending_id, &Wake::Closed);
+            self.publish_bundle(pending_id).await?;
+        }
+        if !pending_ids.is_empty() {
+            sessions::transition(
+                self.db.pool(),
+                session_id,
+                &["WAITING_FOR_INPUT"],
+                "RUNNING",
+                now_micros(),
+            )
+            .await?;
+        }
+        self.publish_session(session_id, task_id).await;
+        Ok(())
+    }
+}

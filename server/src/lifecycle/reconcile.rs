@@ -1,0 +1,80 @@
+//! R6: claims a crash left undelivered, made answerable again (or kept when
+//! their resume may have reached the agent), at start-up and periodically.
+
+use super::{Lifecycle, Result};
+use crate::clock::{micros, now_micros};
+use crate::db::clarification::{self as repo, Guard};
+
+impl Lifecycle {
+    /// R6: a claim a crash left undelivered becomes answerable again —
+    /// unless a resume dispatch had started, which may have reached the
+    /// agent; that one is kept (an answer reaches the agent at most once).
+    ///
+    /// `guard`: [`Guard::Any`] for one process just started;
+    /// [`Guard::UntouchedBefore`] when other replicas may be delivering their
+    /// claims right now (see [`ORPHAN_AFTER`]).
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn reconcile(&self, guard: Guard) -> Result<usize> {
+        let mut reconciled = 0;
+        for pending_id in repo::delivery_pending(self.db.pool()).await? {
+            let attempted = repo::load(self.db.pool(), &pending_id)
+                .await?
+                .is_some_and(|b| b.messages.iter().any(|m| m.metadata.resume_attempted));
+            let now = now_micros();
+            let changed = if attempted {
+                repo::finalize(&self.db, &pending_id, now, guard).await?
+            } else {
+                repo::restore(&self.db, &pending_id, now, guard).await?
+            };
+            if changed {
+                reconciled += 1;
+                if attempted {
+                    tracing::warn!(
+                        pending_id,
+                        "kept a clarification whose resume was in flight at a crash"
+                    );
+                } else {
+                    tracing::warn!(
+                        pending_id,
+                        "restored a clarification whose delivery was interrupted"
+                    );
+                    self.publish_bundle(&pending_id).await?;
+                }
+            }
+        }
+        Ok(reconciled)
+    }
+
+    /// Reconciles abandoned claims `every` so often until `shutdown`: with
+    /// several replicas, one that crashed is not restarted to do it.
+    pub async fn sweep_abandoned(
+        self,
+        every: std::time::Duration,
+        shutdown: tokio_util::sync::CancellationToken,
+    ) {
+        let mut tick = tokio::time::interval(every);
+        loop {
+            tokio::select! {
+                () = shutdown.cancelled() => return,
+                _ = tick.tick() => {}
+            }
+            let cutoff = now_micros() - micros(ORPHAN_AFTER);
+            if let Err(error) = self.reconcile(Guard::UntouchedBefore(cutoff)).await {
+                tracing::warn!(%error, "reconciling abandoned claims failed");
+            }
+        }
+    }
+}
+
+/// How long a claim may sit undelivered before another replica takes it for
+/// abandoned (its replica died mid-delivery): far longer than any delivery
+/// takes, a resume dispatch being bounded by [`resume::WEBHOOK_TIMEOUT`].
+/// A replica that stalls longer, or whose clock is that far behind, loses
+/// its claim: every later write of its delivery is fenced off by the claim's
+/// token, so the answer reaches the agent at most once.
+pub const ORPHAN_AFTER: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// How often replicas look for abandoned claims, by default.
+pub const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(30);

@@ -1,0 +1,92 @@
+//! Session and turn transitions and what they do to bundles: a terminal
+//! state expires them, completing the current turn detaches them, a new
+//! turn supersedes them.
+
+use super::{Error, Lifecycle, Result};
+use crate::clock::now_micros;
+use crate::db::clarification::{self as repo, Scope, Transition};
+use crate::db::{sessions, turns};
+use crate::waiters::Wake;
+
+impl Lifecycle {
+    /// Sets a session's state; a terminal state expires its active bundles.
+    ///
+    /// # Errors
+    /// 400 for an unknown state, 404 for an unknown session.
+    pub async fn set_session_state(
+        &self,
+        session_id: &str,
+        state: &str,
+    ) -> Result<sessions::Session> {
+        if !sessions::STATES.contains(&state) {
+            return Err(Error::Invalid(format!(
+                "state: must be one of {}",
+                sessions::STATES.join(", ")
+            )));
+        }
+        let now = now_micros();
+        if !sessions::set_state(self.db.pool(), session_id, state, now).await? {
+            return Err(Error::NotFound("session"));
+        }
+        let session = sessions::get(self.db.pool(), session_id)
+            .await?
+            .ok_or(Error::NotFound("session"))?;
+        if sessions::is_terminal(state) {
+            let expired = repo::transition(
+                &self.db,
+                Scope::Session(session_id),
+                Transition::Expire,
+                now,
+            )
+            .await?;
+            self.closed(&expired, session_id, &session.task_id).await?;
+        }
+        self.publish_session(session_id, &session.task_id).await;
+        Ok(session)
+    }
+
+    /// Starts a new turn, completing the open one first (which detaches its
+    /// bundles). Bundles of older turns are superseded.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn start_turn(&self, session_id: &str, now: i64) -> Result<turns::Turn> {
+        let superseded = repo::active_in_session(self.db.pool(), session_id).await?;
+        if let Some(current) = turns::current(self.db.pool(), session_id).await?
+            && current.completed_at.is_none()
+        {
+            self.complete_turn(session_id, &current.id).await?;
+        }
+        let turn = turns::Turn::starting(session_id, now);
+        turns::insert(self.db.pool(), &turn).await?;
+        for pending_id in &superseded {
+            self.wake(pending_id, &Wake::Closed);
+        }
+        Ok(turn)
+    }
+
+    /// Completes a turn and runs the detach pass on its still-active bundles.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn complete_turn(&self, session_id: &str, turn_id: &str) -> Result<bool> {
+        let now = now_micros();
+        let completed = turns::complete(self.db.pool(), turn_id, now).await?;
+        let is_current = turns::current(self.db.pool(), session_id)
+            .await?
+            .is_some_and(|t| t.id == turn_id);
+        if is_current {
+            let detached = repo::transition(
+                &self.db,
+                Scope::Session(session_id),
+                Transition::Detach,
+                now,
+            )
+            .await?;
+            for pending_id in &detached {
+                self.publish_bundle(pending_id).await?;
+            }
+        }
+        Ok(completed)
+    }
+}

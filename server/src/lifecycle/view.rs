@@ -1,0 +1,79 @@
+//! One bundle as `GET /clarification/{id}` shows it.
+
+use clarify_core::listing::BundleIdentity;
+use clarify_core::{PendingBundle, Response, Status, winner};
+use serde::Serialize;
+
+use super::{Lifecycle, Result};
+use crate::auth::Caller;
+use crate::clock::{self, now_micros};
+use crate::db::clarification::{self as repo, Bundle};
+
+/// A bundle as `GET /clarification/{id}` shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct BundleView {
+    /// The bundle as listed (L3/L4 shapes).
+    #[serde(flatten)]
+    pub bundle: PendingBundle,
+    /// `pending`, `answered`, `rejected`, `cancelled` or `expired`.
+    pub status: String,
+    /// Whether it can still be answered (D4).
+    pub active: bool,
+    /// Whether the agent stopped waiting (the answer will resume it).
+    pub agent_disconnected: bool,
+    /// Whether the agent is blocked on it right now (or polled moments ago):
+    /// an answer reaches it in its turn.
+    pub agent_waiting: bool,
+    /// The winner's response, `null` until resolved.
+    pub response: Option<Response>,
+}
+
+impl Lifecycle {
+    /// The bundle as stored, for `GET /clarification/{id}`.
+    ///
+    /// # Errors
+    /// 404 unknown or foreign.
+    pub async fn read(&self, caller: &Caller, pending_id: &str) -> Result<BundleView> {
+        let bundle = self.authorized_bundle(caller, pending_id).await?;
+        self.view(&bundle).await
+    }
+
+    async fn view(&self, bundle: &Bundle) -> Result<BundleView> {
+        let pending_id = bundle.messages[0].metadata.pending_id.clone();
+        let active = repo::is_active(self.db.pool(), &pending_id).await?;
+        let won = winner(&bundle.messages);
+        let status = match (&won, active) {
+            (Some(w), _) => w.status.as_str().to_owned(),
+            (None, true) => Status::Pending.as_str().to_owned(),
+            (None, false) => bundle
+                .messages
+                .iter()
+                .map(|m| m.metadata.status.clone())
+                .find(|s| !clarify_core::Status::counts_as_pending(s))
+                .unwrap_or_else(|| "superseded".to_owned()),
+        };
+        let created_at = bundle.created_at();
+        let listed = PendingBundle::from_messages(
+            BundleIdentity {
+                pending_id: pending_id.clone(),
+                task_id: bundle.task_id().to_owned(),
+                session_id: bundle.session_id().to_owned(),
+            },
+            clock::rfc3339(created_at),
+            clarify_core::listing::age_seconds(now_micros(), created_at),
+            &bundle.messages,
+        );
+        let agent_disconnected = bundle
+            .messages
+            .iter()
+            .any(|m| m.metadata.agent_disconnected);
+        Ok(BundleView {
+            bundle: listed,
+            status,
+            active,
+            agent_disconnected,
+            agent_waiting: !agent_disconnected && self.is_attached(&pending_id).await?,
+            response: won.map(|w| w.to_response(&pending_id, &clock::rfc3339(bundle.updated_at()))),
+        })
+    }
+}

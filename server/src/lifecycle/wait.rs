@@ -1,0 +1,111 @@
+//! Waiting for an answer (A5a, A7): the asking agent attaches (an answer is
+//! handed to it), anyone else who may see the bundle observes.
+
+use clarify_core::{RespondBody, Status, winner};
+
+use super::{Error, Lifecycle, Result};
+use crate::auth::Caller;
+use crate::clock;
+use crate::db::clarification as repo;
+use crate::waiters::{Waiting, Wake};
+
+/// How a wait ended, when it did not fail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WaitOutcome {
+    /// Answered or rejected: the winner's outcome.
+    Resolved(RespondBody),
+    /// Nothing yet; wait again.
+    TimedOut,
+    /// Cancelled, expired or superseded: nobody will answer.
+    Closed,
+    /// The server is shutting down; wait again (elsewhere).
+    ShuttingDown,
+}
+
+impl Lifecycle {
+    /// Long-polls for the bundle's resolution. Dropping the future (the
+    /// client went away) unregisters the waiter.
+    ///
+    /// # Errors
+    /// Unknown or foreign (not found), database errors.
+    pub async fn wait(
+        &self,
+        caller: &Caller,
+        pending_id: &str,
+        timeout: std::time::Duration,
+    ) -> Result<WaitOutcome> {
+        self.authorized_bundle(caller, pending_id).await?;
+        // Register before reading, so a resolution between the read and the
+        // wait still wakes us. Delivery belongs to the asking agent: only
+        // its own credential (its session's agent token, or the one local
+        // user with auth off) attaches; anyone else who may see the bundle
+        // observes the outcome without taking the delivery.
+        let mut waiting = if caller.is_asking_agent() {
+            let waiting = self.waiters.wait(pending_id);
+            self.cluster.attach(self.db.pool(), pending_id).await?;
+            waiting
+        } else {
+            self.waiters.observe(pending_id)
+        };
+        self.await_outcome(pending_id, &mut waiting, timeout).await
+    }
+
+    /// Blocks on a registered waiter until the bundle is resolved or
+    /// closed, `timeout` passes, or the server shuts down. Dropping the
+    /// future leaves the bundle untouched.
+    ///
+    /// # Errors
+    /// The bundle vanished (not found), database errors.
+    pub async fn await_outcome(
+        &self,
+        pending_id: &str,
+        waiting: &mut Waiting,
+        timeout: std::time::Duration,
+    ) -> Result<WaitOutcome> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            if let Wake::Resolved(response) = waiting.wake.borrow_and_update().clone() {
+                let status = if response.rejected {
+                    Status::Rejected
+                } else {
+                    Status::Answered
+                };
+                return Ok(WaitOutcome::Resolved(RespondBody::new(
+                    true, status, response,
+                )));
+            }
+            // Activeness before the rows: a claim committing between the two
+            // reads then shows up as a winner, never as "inactive, no winner".
+            let active = repo::is_active(self.db.pool(), pending_id).await?;
+            let bundle = repo::load(self.db.pool(), pending_id)
+                .await?
+                .ok_or(Error::NotFound("clarification request"))?;
+            if let Some(w) = winner(&bundle.messages) {
+                let delivery_pending = bundle
+                    .messages
+                    .iter()
+                    .any(|m| m.metadata.response_delivery_pending);
+                if !delivery_pending {
+                    // A live delivery that raced this read carries what the
+                    // stored rows cannot: the rejection's reason (R2b).
+                    let response = match waiting.wake.borrow().clone() {
+                        Wake::Resolved(response) => response,
+                        _ => w.to_response(pending_id, &clock::rfc3339(bundle.updated_at())),
+                    };
+                    return Ok(WaitOutcome::Resolved(RespondBody::new(
+                        true, w.status, response,
+                    )));
+                }
+            } else if !active {
+                return Ok(WaitOutcome::Closed);
+            }
+            tokio::select! {
+                changed = waiting.wake.changed() => {
+                    if changed.is_err() { return Ok(WaitOutcome::TimedOut); }
+                }
+                () = tokio::time::sleep_until(deadline) => return Ok(WaitOutcome::TimedOut),
+                () = self.shutdown.cancelled() => return Ok(WaitOutcome::ShuttingDown),
+            }
+        }
+    }
+}
