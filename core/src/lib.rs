@@ -13,6 +13,8 @@
 //! - [`listing`]: the L3/L4/L11 list shapes, cursor and limit rules.
 //! - [`runes`]: the 2000-rune limit counted over code points (N8b, W4a).
 //! - [`agent_text`]: what the agent is told.
+//! - [`session`], [`status`], [`event`]: the vocabulary — session states and
+//!   the one pending-action rule (T1), bundle statuses (D3), event kinds.
 //!
 //! The crate is `no_std` with `alloc` when built without its default `std`
 //! feature; the `wasm` feature exports the rules to JavaScript.
@@ -49,11 +51,13 @@ extern crate alloc;
 pub mod agent_text;
 pub mod create;
 pub mod envelope;
+pub mod event;
 pub mod field;
 pub mod listing;
 pub mod question;
 pub mod runes;
 mod serde_util;
+pub mod session;
 pub mod status;
 pub mod stored;
 pub mod submission;
@@ -63,11 +67,13 @@ pub mod wasm;
 
 pub use create::{BundleSpec, CreateError, NewBundle, NewOption, NewQuestion, validate_new_bundle};
 pub use envelope::{Answer, ErrorBody, RespondBody, Response};
+pub use event::{EventKind, MessageKind};
 pub use field::FieldPath;
 pub use listing::{Cursor, ListError, ListedQuestion, PendingBundle, PendingPage};
 pub use question::{Question, QuestionOption};
 pub use runes::{MAX_TEXT_RUNES, exceeds_text_limit, rune_count};
-pub use status::Status;
+pub use session::{PendingAction, SessionState, pending_action};
+pub use status::{BundleStatus, Status};
 pub use stored::{ClarificationMetadata, StoredMessage, Winner, sort_d2, winner};
 pub use submission::{AnswerInput, Submission};
 pub use validate::{Outcome, SubmissionError, validate_submission};

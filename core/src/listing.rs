@@ -68,11 +68,7 @@ impl PendingBundle {
             .iter()
             .map(|m| {
                 let question = m.question();
-                let status = if m.metadata.status.is_empty() {
-                    String::from("pending")
-                } else {
-                    m.metadata.status.clone()
-                };
+                let status = String::from(m.metadata.status.listed());
                 ListedQuestion {
                     question_id: question.question_id,
                     title: question.title,

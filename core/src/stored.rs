@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use crate::envelope::{Answer, Response};
 use crate::question::Question;
-use crate::status::Status;
+use crate::status::{BundleStatus, Status};
 
 /// `task_session_messages.metadata` of a `clarification_request` message.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -29,8 +29,8 @@ pub struct ClarificationMetadata {
     pub question_total: i64,
     /// Context shared by the bundle's questions.
     pub context: String,
-    /// Stored status; `""` when absent (D3).
-    pub status: String,
+    /// Stored status: absent, known, or kept as read (D3).
+    pub status: BundleStatus,
     /// The answer written by the claim, on `answered` only.
     pub response: Option<Answer>,
     /// The agent stopped waiting; the bundle stays answerable.
@@ -85,7 +85,7 @@ impl ClarificationMetadata {
             question_index: int("question_index"),
             question_total: int("question_total"),
             context: text("context"),
-            status: text("status"),
+            status: BundleStatus::read(object.get("status").and_then(Value::as_str)),
             response: object
                 .get("response")
                 .and_then(|v| Answer::deserialize(v).ok()),
@@ -117,7 +117,7 @@ impl ClarificationMetadata {
         put("question_index", Value::from(self.question_index));
         put("question_total", Value::from(self.question_total));
         put("context", Value::from(self.context.as_str()));
-        if !self.status.is_empty() {
+        if self.status != BundleStatus::Absent {
             put("status", Value::from(self.status.as_str()));
         }
         if let Some(response) = &self.response {
@@ -141,7 +141,7 @@ impl ClarificationMetadata {
     /// Whether this message counts as pending for the active rule (D3).
     #[must_use]
     pub fn is_pending(&self) -> bool {
-        Status::counts_as_pending(&self.status)
+        self.status.counts_as_pending()
     }
 }
 
@@ -219,7 +219,7 @@ impl Winner {
 pub fn winner(messages: &[StoredMessage]) -> Option<Winner> {
     let status = messages
         .iter()
-        .find_map(|m| Status::parse(&m.metadata.status).filter(|s| s.is_resolution()))?;
+        .find_map(|m| m.metadata.status.known().filter(|s| s.is_resolution()))?;
     let answers = messages
         .iter()
         .filter_map(|m| m.metadata.response.clone())
@@ -289,7 +289,7 @@ mod tests {
             question_index: 2,
             question_total: 3,
             context: "ctx".to_string(),
-            status: "answered".to_string(),
+            status: Status::Answered.into(),
             response: Some(Answer {
                 question_id: "q1".to_string(),
                 selected_options: vec!["q1_opt1".to_string()],
@@ -307,7 +307,7 @@ mod tests {
     fn unknown_keys_survive_a_rewrite() {
         let stored = json!({"pending_id": "p", "question_id": "q1", "future_key": {"a": 1}});
         let mut meta = ClarificationMetadata::from_json(&stored);
-        meta.status = "answered".to_string();
+        meta.status = Status::Answered.into();
         let rewritten = meta.to_json();
         assert_eq!(rewritten["future_key"], json!({"a": 1}));
         assert_eq!(rewritten["status"], "answered");
@@ -323,7 +323,7 @@ mod tests {
     #[test]
     fn no_winner_without_a_resolution_status() {
         let mut a = message("a", 0, 0, "q1");
-        a.metadata.status = "expired".to_string();
+        a.metadata.status = Status::Expired.into();
         let b = message("b", 1, 0, "q2");
         assert_eq!(winner(&[a, b]), None);
     }

@@ -386,7 +386,7 @@ fn stored(
             question: question.clone(),
             question_index: index,
             question_total: 2,
-            status: status.to_string(),
+            status: clarify_core::BundleStatus::read(Some(status)),
             response,
             ..ClarificationMetadata::default()
         },

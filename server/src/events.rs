@@ -3,6 +3,7 @@
 //! [`Relay`] as well when there are other replicas (`crate::cluster`
 //! implements it; this module depends on nothing but the clock).
 
+use clarify_core::EventKind;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
@@ -23,8 +24,8 @@ pub struct Event {
     /// Always `notification`.
     #[serde(rename = "type")]
     pub kind: String,
-    /// `session.message.added`, `session.message.updated`, `task.updated`, …
-    pub action: String,
+    /// What it announces.
+    pub action: EventKind,
     /// The changed object.
     pub payload: Value,
     /// When it happened (RFC 3339).
@@ -60,10 +61,10 @@ impl Events {
 
     /// Publishes an event to every subscriber (none is fine), here and on
     /// the other replicas.
-    pub fn publish(&self, action: &str, payload: Value) {
+    pub fn publish(&self, action: EventKind, payload: Value) {
         let event = Event {
             kind: "notification".to_owned(),
-            action: action.to_owned(),
+            action,
             payload,
             timestamp: clock::rfc3339(clock::now_micros()),
         };

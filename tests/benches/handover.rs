@@ -39,7 +39,7 @@ async fn blocked_agent(
     let session = clarify_server::db::sessions::Session {
         id: clarify_server::ids::new_id(),
         task_id: task_id.to_owned(),
-        state: "RUNNING".into(),
+        state: clarify_core::SessionState::Running,
         resume_target: String::new(),
         created_at: now,
         updated_at: now,

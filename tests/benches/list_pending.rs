@@ -64,7 +64,7 @@ async fn median_list_time(history: usize) -> Duration {
         let session = clarify_server::db::sessions::Session {
             id: format!("session-{i}"),
             task_id: "task".into(),
-            state: "RUNNING".into(),
+            state: clarify_core::SessionState::Running,
             resume_target: String::new(),
             created_at: now,
             updated_at: now,

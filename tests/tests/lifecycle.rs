@@ -385,3 +385,54 @@ async fn r6_a_claim_taken_back_by_reconciliation_is_fenced_off_from_its_delivery
     );
     server.stop().await;
 }
+
+#[tokio::test]
+async fn t1_one_pending_action_for_tasks_session_lists_and_events() {
+    let server = TestServer::start().await;
+    let (task, session, token) = server.session(None).await;
+    let first = server.ask(&session, &token, one_question("First?")).await;
+    let second = server.ask(&session, &token, one_question("Second?")).await;
+    let pending_action = async || {
+        let (_, view) = server.get(&format!("/tasks/{task}")).await;
+        let (_, list) = server.get(&format!("/tasks/{task}/sessions")).await;
+        (
+            view["task_pending_action"].clone(),
+            view["primary_session_pending_action"].clone(),
+            list["sessions"][0]["pending_action"].clone(),
+        )
+    };
+    let waiting = json!("clarification");
+    assert_eq!(
+        pending_action().await,
+        (waiting.clone(), waiting.clone(), waiting)
+    );
+
+    // IDLE: not input-capable (T1), though its bundles stay active (D4).
+    let (status, _) = server
+        .api()
+        .patch(&format!("/sessions/{session}"), &json!({"state": "IDLE"}))
+        .await;
+    assert_eq!(status, 200);
+    let (_, view) = server.get(&format!("/clarification/{second}")).await;
+    assert_eq!(view["active"], true, "{view}");
+    assert_eq!(
+        pending_action().await,
+        (Value::Null, Value::Null, Value::Null)
+    );
+
+    // A message event says the same.
+    let ws_url = server.url("/api/v1/ws").replace("http://", "ws://");
+    let (mut socket, _) = tokio_tungstenite::connect_async(ws_url).await.unwrap();
+    let (status, _) = server
+        .post(&format!("/clarification/{first}/cancel"), &json!({}))
+        .await;
+    assert_eq!(status, 200);
+    let updated = clarify_tests::next_event(&mut socket, "session.message.updated").await;
+    assert_eq!(updated["payload"]["metadata"]["pending_id"], first.as_str());
+    assert_eq!(
+        updated["payload"]["pending_action"],
+        Value::Null,
+        "{updated}"
+    );
+    server.stop().await;
+}

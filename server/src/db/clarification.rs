@@ -11,7 +11,7 @@ use clarify_core::{ClarificationMetadata, Outcome, Status, StoredMessage, sort_d
 use sqlx::{AnyExecutor, FromRow};
 
 use super::messages::CLARIFICATION_REQUEST;
-use super::sessions::TERMINAL_STATES_SQL;
+use super::sessions::terminal_states_sql;
 use super::{Db, Tx};
 
 /// D4 as a SQL condition on the message alias `m`: a pending (or
@@ -26,7 +26,8 @@ pub fn active(m: &str) -> String {
              WHERE t.task_session_id = {m}.task_session_id \
              ORDER BY t.started_at DESC, t.created_at DESC, t.id DESC LIMIT 1) \
          AND EXISTS (SELECT 1 FROM task_sessions s \
-             WHERE s.id = {m}.task_session_id AND s.state NOT IN {TERMINAL_STATES_SQL})"
+             WHERE s.id = {m}.task_session_id AND s.state NOT IN {})",
+        terminal_states_sql()
     )
 }
 
@@ -263,7 +264,7 @@ pub async fn complete_active_bundle(
                 row.id
             )));
         }
-        meta.status = status.as_str().to_owned();
+        meta.status = status.into();
         meta.response = outcome.answer_for(&meta.question_id).cloned();
         meta.response_delivery_pending = true;
         write_metadata(&mut tx, &row.id, meta, now).await?;
@@ -316,7 +317,7 @@ impl Guard {
 /// Database errors.
 pub async fn restore(db: &Db, pending_id: &str, now: i64, guard: Guard) -> sqlx::Result<bool> {
     rewrite_delivery_pending(db, pending_id, now, guard, |meta| {
-        meta.status = Status::Pending.as_str().to_owned();
+        meta.status = Status::Pending.into();
         meta.response = None;
         meta.response_delivery_pending = false;
         meta.resume_attempted = false;
@@ -478,8 +479,8 @@ pub async fn transition(
         match transition {
             Transition::Detach if meta.agent_disconnected => continue,
             Transition::Detach => meta.agent_disconnected = true,
-            Transition::Expire => meta.status = Status::Expired.as_str().to_owned(),
-            Transition::Cancel => meta.status = Status::Cancelled.as_str().to_owned(),
+            Transition::Expire => meta.status = Status::Expired.into(),
+            Transition::Cancel => meta.status = Status::Cancelled.into(),
         }
         write_metadata(&mut tx, &id, &meta, now).await?;
         if !changed.contains(&pending_id) {

@@ -8,7 +8,7 @@ use sqlx::{AnyExecutor, FromRow};
 use crate::clock;
 
 /// The message type of one question of a bundle.
-pub const CLARIFICATION_REQUEST: &str = "clarification_request";
+pub const CLARIFICATION_REQUEST: &str = clarify_core::MessageKind::ClarificationRequest.as_str();
 
 /// A message row.
 #[derive(Debug, Clone, Serialize, FromRow)]

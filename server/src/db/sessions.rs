@@ -3,29 +3,22 @@
 use serde::Serialize;
 use sqlx::{AnyExecutor, FromRow};
 
+use clarify_core::SessionState;
+
 use super::{Backend, Tx};
 use crate::clock;
 
-/// Session states (DESIGN.md "Statuses").
-pub const STATES: [&str; 8] = [
-    "CREATED",
-    "STARTING",
-    "RUNNING",
-    "IDLE",
-    "WAITING_FOR_INPUT",
-    "COMPLETED",
-    "FAILED",
-    "CANCELLED",
-];
-
-/// Whether a state ends the session: its active bundles expire.
+/// The terminal states as an SQL list, for the active rule (D4): spelled
+/// from [`SessionState`], never restated.
 #[must_use]
-pub fn is_terminal(state: &str) -> bool {
-    matches!(state, "COMPLETED" | "FAILED" | "CANCELLED")
+pub fn terminal_states_sql() -> String {
+    let terminal: Vec<String> = SessionState::ALL
+        .into_iter()
+        .filter(|s| s.is_terminal())
+        .map(|s| format!("'{}'", s.as_str()))
+        .collect();
+    format!("({})", terminal.join(", "))
 }
-
-/// SQL list of the terminal states, for the active rule.
-pub const TERMINAL_STATES_SQL: &str = "('COMPLETED', 'FAILED', 'CANCELLED')";
 
 /// A session row (the agent token's hash is never read back out).
 #[derive(Debug, Clone, Serialize, FromRow)]
@@ -34,8 +27,9 @@ pub struct Session {
     pub id: String,
     /// The task it works on.
     pub task_id: String,
-    /// One of [`STATES`].
-    pub state: String,
+    /// Its state.
+    #[sqlx(try_from = "String")]
+    pub state: SessionState,
     /// JSON of the resume target, `""` when none.
     #[serde(skip)]
     pub resume_target: String,
@@ -64,7 +58,7 @@ pub async fn insert(
     )
     .bind(&session.id)
     .bind(&session.task_id)
-    .bind(&session.state)
+    .bind(session.state.as_str())
     .bind(agent_token_hash)
     .bind(&session.resume_target)
     .bind(session.created_at)
@@ -139,11 +133,11 @@ pub async fn for_task(db: impl AnyExecutor<'_>, task_id: &str) -> sqlx::Result<V
 pub async fn set_state(
     db: impl AnyExecutor<'_>,
     id: &str,
-    state: &str,
+    state: SessionState,
     now: i64,
 ) -> sqlx::Result<bool> {
     let result = sqlx::query("UPDATE task_sessions SET state = $1, updated_at = $2 WHERE id = $3")
-        .bind(state)
+        .bind(state.as_str())
         .bind(now)
         .bind(id)
         .execute(db)
@@ -159,22 +153,21 @@ pub async fn set_state(
 pub async fn transition(
     db: impl AnyExecutor<'_>,
     id: &str,
-    from: &[&str],
-    to: &str,
+    from: &[SessionState],
+    to: SessionState,
     now: i64,
 ) -> sqlx::Result<bool> {
-    let list = from
-        .iter()
-        .map(|s| format!("'{s}'"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let result = sqlx::query(super::sql(format!(
-        "UPDATE task_sessions SET state = $1, updated_at = $2 WHERE id = $3 AND state IN ({list})"
+    // States travel as parameters: $4, $5, … one per state of `from`.
+    let list: Vec<String> = (0..from.len()).map(|i| format!("${}", i + 4)).collect();
+    let mut query = sqlx::query(super::sql(format!(
+        "UPDATE task_sessions SET state = $1, updated_at = $2 WHERE id = $3 AND state IN ({})",
+        list.join(", ")
     )))
-    .bind(to)
+    .bind(to.as_str())
     .bind(now)
-    .bind(id)
-    .execute(db)
-    .await?;
-    Ok(result.rows_affected() > 0)
+    .bind(id);
+    for state in from {
+        query = query.bind(state.as_str());
+    }
+    Ok(query.execute(db).await?.rows_affected() > 0)
 }

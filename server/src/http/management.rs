@@ -3,6 +3,7 @@
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
+use clarify_core::{SessionState, pending_action};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -177,7 +178,7 @@ pub async fn list_sessions(
     let views: Vec<serde_json::Value> = list
         .into_iter()
         .map(|session| {
-            let pending = with_active.contains(&session.id).then_some("clarification");
+            let pending = pending_action(session.state, with_active.contains(&session.id));
             let mut value = json!(session);
             value["pending_action"] = json!(pending);
             value
@@ -226,7 +227,7 @@ pub async fn create_session(
     let session = sessions::Session {
         id: new_id(),
         task_id,
-        state: "RUNNING".to_owned(),
+        state: SessionState::Running,
         resume_target: body
             .resume
             .as_ref()

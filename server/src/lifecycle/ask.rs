@@ -3,7 +3,7 @@
 //! will block on the answer.
 
 use clarify_core::stored::bundle_questions;
-use clarify_core::{NewBundle, Status, validate_new_bundle};
+use clarify_core::{EventKind, NewBundle, SessionState, Status, validate_new_bundle};
 use serde::Serialize;
 
 use super::{Error, Lifecycle, Result};
@@ -90,7 +90,7 @@ impl Lifecycle {
         let session = sessions::lock(&mut tx, self.db.backend(), session_id)
             .await?
             .ok_or(Error::NotFound("session"))?;
-        if sessions::is_terminal(&session.state) {
+        if session.state.is_terminal() {
             return Err(Error::Conflict("session has ended"));
         }
         let existing = repo::active_bundles_of_session(&mut tx, session_id)
@@ -108,8 +108,8 @@ impl Lifecycle {
                 sessions::transition(
                     &mut *tx,
                     session_id,
-                    &NON_TERMINAL,
-                    "WAITING_FOR_INPUT",
+                    &non_terminal(),
+                    SessionState::WaitingForInput,
                     now,
                 )
                 .await?;
@@ -126,7 +126,7 @@ impl Lifecycle {
         if created {
             // Published only once durable, so no browser sees a question
             // that a failed commit never stored.
-            self.publish_messages("session.message.added", session_id, &added)
+            self.publish_messages(EventKind::MessageAdded, session_id, &added)
                 .await?;
             self.publish_session(session_id, &session.task_id).await;
         }
@@ -164,7 +164,7 @@ async fn insert_bundle(
             question_index: i64::try_from(index).unwrap_or(i64::MAX),
             question_total: total,
             context: spec.context.clone(),
-            status: Status::Pending.as_str().to_owned(),
+            status: Status::Pending.into(),
             ..Default::default()
         };
         // D1: distinct, increasing timestamps within the bundle.
@@ -187,10 +187,9 @@ async fn insert_bundle(
 }
 
 /// Every state a bundle can put a session into WAITING_FOR_INPUT from.
-const NON_TERMINAL: [&str; 5] = [
-    "CREATED",
-    "STARTING",
-    "RUNNING",
-    "IDLE",
-    "WAITING_FOR_INPUT",
-];
+fn non_terminal() -> Vec<SessionState> {
+    SessionState::ALL
+        .into_iter()
+        .filter(|s| !s.is_terminal())
+        .collect()
+}

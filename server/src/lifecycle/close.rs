@@ -1,6 +1,8 @@
 //! Closing without an answer: the agent stops waiting (detach), cancels
 //! (A9); and what every closing does afterwards.
 
+use clarify_core::SessionState;
+
 use super::{Error, Lifecycle, Result};
 use crate::auth::Caller;
 use crate::clock::now_micros;
@@ -78,8 +80,8 @@ impl Lifecycle {
             sessions::transition(
                 self.db.pool(),
                 session_id,
-                &["WAITING_FOR_INPUT"],
-                "RUNNING",
+                &[SessionState::WaitingForInput],
+                SessionState::Running,
                 now_micros(),
             )
             .await?;

@@ -6,8 +6,8 @@ use clarify_core::listing::{BundleIdentity, age_seconds, clamp_limit};
 use clarify_core::{Cursor, ListError, PendingBundle, PendingPage};
 use serde::Serialize;
 
-use super::{Error, Lifecycle, Result};
 use super::projection::{TaskView, task_view};
+use super::{Error, Lifecycle, Result};
 use crate::auth::{self, Caller};
 use crate::clock::{self, now_micros};
 use crate::db::clarification as repo;

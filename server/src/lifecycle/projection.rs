@@ -1,6 +1,7 @@
 //! The pending-action projection of tasks (T1, T2), shared by the REST task
 //! routes and `list_tasks_kandev`.
 
+use clarify_core::{PendingAction, pending_action};
 use serde::Serialize;
 
 use crate::db::clarification as repo;
@@ -15,9 +16,9 @@ pub struct TaskView {
     pub task: tasks::Task,
     /// `"clarification"` when any input-capable session (RUNNING or
     /// WAITING_FOR_INPUT) has an active bundle.
-    pub task_pending_action: Option<&'static str>,
+    pub task_pending_action: Option<PendingAction>,
     /// The same for the task's first (primary) session.
-    pub primary_session_pending_action: Option<&'static str>,
+    pub primary_session_pending_action: Option<PendingAction>,
 }
 
 /// Projects `task` (activeness from the one active rule, D4).
@@ -27,10 +28,7 @@ pub struct TaskView {
 pub async fn task_view(db: &Db, task: tasks::Task) -> sqlx::Result<TaskView> {
     let with_active = repo::sessions_with_active(db.pool(), &task.id).await?;
     let sessions = sessions::for_task(db.pool(), &task.id).await?;
-    let pending = |s: &sessions::Session| {
-        let input_capable = matches!(s.state.as_str(), "RUNNING" | "WAITING_FOR_INPUT");
-        (input_capable && with_active.contains(&s.id)).then_some("clarification")
-    };
+    let pending = |s: &sessions::Session| pending_action(s.state, with_active.contains(&s.id));
     Ok(TaskView {
         task_pending_action: sessions.iter().find_map(pending),
         primary_session_pending_action: sessions.first().and_then(pending),

@@ -1,10 +1,12 @@
 //! Browser events, published only once what they announce is durable.
 
+use clarify_core::{EventKind, pending_action};
 use serde_json::json;
 
 use super::{Lifecycle, Result};
 use crate::db::clarification as repo;
 use crate::db::messages::{self, Message};
+use crate::db::sessions;
 
 impl Lifecycle {
     pub(super) async fn publish_bundle(&self, pending_id: &str) -> Result<()> {
@@ -15,33 +17,36 @@ impl Lifecycle {
         for row in &bundle.rows {
             updated.extend(messages::get(self.db.pool(), &row.id).await?);
         }
-        self.publish_messages("session.message.updated", bundle.session_id(), &updated)
+        self.publish_messages(EventKind::MessageUpdated, bundle.session_id(), &updated)
             .await
     }
 
     /// Publishes message events, each carrying its session's pending action
-    /// as it stands now (`"clarification"` or `null`).
+    /// as it stands now (`"clarification"` or `null`, by the one rule, T1).
     pub(super) async fn publish_messages(
         &self,
-        action: &'static str,
+        kind: EventKind,
         session_id: &str,
         list: &[Message],
     ) -> Result<()> {
         let waiting = !repo::active_in_session(self.db.pool(), session_id)
             .await?
             .is_empty();
-        let pending_action = waiting.then_some("clarification");
+        let state = sessions::get(self.db.pool(), session_id)
+            .await?
+            .map(|s| s.state);
+        let pending_action = state.and_then(|state| pending_action(state, waiting));
         for message in list {
             let mut payload = json!(message);
             payload["pending_action"] = json!(pending_action);
-            self.events.publish(action, payload);
+            self.events.publish(kind, payload);
         }
         Ok(())
     }
 
     pub(super) async fn publish_session(&self, session_id: &str, task_id: &str) {
         self.events.publish(
-            "task.updated",
+            EventKind::TaskUpdated,
             json!({"task_id": task_id, "session_id": session_id}),
         );
     }

@@ -4,7 +4,8 @@
 
 use clarify_core::stored::bundle_questions;
 use clarify_core::{
-    Outcome, RespondBody, Response, Submission, agent_text, validate_submission, winner,
+    Outcome, RespondBody, Response, SessionState, Submission, agent_text, validate_submission,
+    winner,
 };
 
 use super::resume::{ResumePayload, ResumeTarget};
@@ -129,8 +130,8 @@ impl Lifecycle {
         sessions::transition(
             self.db.pool(),
             session_id,
-            &["WAITING_FOR_INPUT"],
-            "RUNNING",
+            &[SessionState::WaitingForInput],
+            SessionState::Running,
             now,
         )
         .await?;

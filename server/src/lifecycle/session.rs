@@ -2,6 +2,9 @@
 //! state expires them, completing the current turn detaches them, a new
 //! turn supersedes them.
 
+use clarify_core::SessionState;
+use clarify_core::session::UnknownState;
+
 use super::{Error, Lifecycle, Result};
 use crate::clock::now_micros;
 use crate::db::clarification::{self as repo, Scope, Transition};
@@ -18,12 +21,9 @@ impl Lifecycle {
         session_id: &str,
         state: &str,
     ) -> Result<sessions::Session> {
-        if !sessions::STATES.contains(&state) {
-            return Err(Error::Invalid(format!(
-                "state: must be one of {}",
-                sessions::STATES.join(", ")
-            )));
-        }
+        let state: SessionState = state
+            .parse()
+            .map_err(|e: UnknownState| Error::Invalid(e.to_string()))?;
         let now = now_micros();
         if !sessions::set_state(self.db.pool(), session_id, state, now).await? {
             return Err(Error::NotFound("session"));
@@ -31,7 +31,7 @@ impl Lifecycle {
         let session = sessions::get(self.db.pool(), session_id)
             .await?
             .ok_or(Error::NotFound("session"))?;
-        if sessions::is_terminal(state) {
+        if state.is_terminal() {
             let expired = repo::transition(
                 &self.db,
                 Scope::Session(session_id),

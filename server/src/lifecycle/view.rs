@@ -1,6 +1,7 @@
 //! One bundle as `GET /clarification/{id}` shows it.
 
 use clarify_core::listing::BundleIdentity;
+use clarify_core::status::SUPERSEDED;
 use clarify_core::{PendingBundle, Response, Status, winner};
 use serde::Serialize;
 
@@ -48,9 +49,9 @@ impl Lifecycle {
             (None, false) => bundle
                 .messages
                 .iter()
-                .map(|m| m.metadata.status.clone())
-                .find(|s| !clarify_core::Status::counts_as_pending(s))
-                .unwrap_or_else(|| "superseded".to_owned()),
+                .map(|m| &m.metadata.status)
+                .find(|s| !s.counts_as_pending())
+                .map_or_else(|| SUPERSEDED.to_owned(), |s| s.as_str().to_owned()),
         };
         let created_at = bundle.created_at();
         let listed = PendingBundle::from_messages(
