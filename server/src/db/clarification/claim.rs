@@ -1,0 +1,191 @@
+//! The one claim (P1) and what follows it: a delivery finalized, a claim
+//! restored (R7, R6), a resume marked as attempted; each rewrite fenced by
+//! the claim's token.
+
+use clarify_core::{ClarificationMetadata, Outcome, Status, StoredMessage};
+use sqlx::AnyExecutor;
+
+use super::{BundleRow, CLARIFICATION_REQUEST, active, load, lock_bundle, write_metadata};
+use crate::db::Db;
+
+/// The claim (P1): in one transaction, one guarded UPDATE moves the bundle's
+/// active rows to `responding`, then each claimed row gets its terminal
+/// status, its answer (on `answered`, P1a) and `response_delivery_pending`.
+///
+/// `Some(claim)` when this caller won, `None` when nothing was claimable
+/// (someone else won, or the bundle is not active). No activeness pre-check
+/// happens anywhere else (P2).
+///
+/// # Errors
+/// Database errors, and a claimed row without a `question_id` (R4a).
+pub async fn complete_active_bundle(
+    db: &Db,
+    pending_id: &str,
+    outcome: &Outcome,
+    now: i64,
+) -> sqlx::Result<Option<Claim>> {
+    let mut tx = db.begin_write().await?;
+    lock_bundle(&mut tx, db, pending_id).await?;
+    let responding = db.backend().metadata_set("status", "\"responding\"");
+    let claimed: Vec<BundleRow> = sqlx::query_as(crate::db::sql(format!(
+        "UPDATE task_session_messages AS m SET metadata = {responding}, updated_at = $2 \
+         WHERE m.pending_id = $1 AND {active} \
+         AND NOT EXISTS (SELECT 1 FROM task_session_messages b WHERE b.pending_id = $1 \
+             AND b.type = '{CLARIFICATION_REQUEST}' AND b.clarification_question_id = '') \
+         RETURNING id, task_session_id AS session_id, task_id, turn_id, metadata, \
+             created_at, updated_at",
+        active = active("m"),
+    )))
+    .bind(pending_id)
+    .bind(now)
+    .fetch_all(&mut *tx)
+    .await?;
+    if claimed.is_empty() {
+        tx.rollback().await?;
+        return Ok(None);
+    }
+
+    let status = outcome.status();
+    let mut messages = Vec::with_capacity(claimed.len());
+    for row in &claimed {
+        let mut message = row.stored();
+        let meta = &mut message.metadata;
+        if meta.question_id.is_empty() {
+            return Err(sqlx::Error::Protocol(format!(
+                "clarification message {} is missing question_id",
+                row.id
+            )));
+        }
+        meta.status = status.into();
+        meta.response = outcome.answer_for(&meta.question_id).cloned();
+        meta.response_delivery_pending = true;
+        write_metadata(&mut tx, &row.id, meta, now).await?;
+        messages.push(message);
+    }
+    tx.commit().await?;
+    Ok(Some(Claim {
+        messages,
+        token: now,
+    }))
+}
+
+/// A won claim, still to be delivered.
+#[derive(Debug, Clone)]
+pub struct Claim {
+    /// The claimed rows as now stored.
+    pub messages: Vec<StoredMessage>,
+    /// The `updated_at` the claim wrote: the delivery's later writes apply
+    /// only while the rows still carry it, so once reconciliation has taken
+    /// the claim back (its replica looked dead) they change nothing.
+    pub token: i64,
+}
+
+/// Which claimed, undelivered rows a delivery rewrite may touch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Guard {
+    /// Every one (one process, just started: nobody else is delivering).
+    Any,
+    /// Those untouched since then (abandoned by a replica that died).
+    UntouchedBefore(i64),
+    /// Those of this delivery: still carrying its token.
+    Claim(i64),
+}
+
+impl Guard {
+    fn admits(self, updated_at: i64) -> bool {
+        match self {
+            Self::Any => true,
+            Self::UntouchedBefore(cutoff) => updated_at < cutoff,
+            Self::Claim(token) => updated_at == token,
+        }
+    }
+}
+
+/// Rolls a claimed bundle whose delivery failed, or was abandoned, back to
+/// pending, so it is answerable again (R7, R6). Returns whether anything was
+/// restored.
+///
+/// # Errors
+/// Database errors.
+pub async fn restore(db: &Db, pending_id: &str, now: i64, guard: Guard) -> sqlx::Result<bool> {
+    rewrite_delivery_pending(db, pending_id, now, guard, |meta| {
+        meta.status = Status::Pending.into();
+        meta.response = None;
+        meta.response_delivery_pending = false;
+        meta.resume_attempted = false;
+    })
+    .await
+}
+
+/// Marks a claimed bundle's delivery as done.
+///
+/// # Errors
+/// Database errors.
+pub async fn finalize(db: &Db, pending_id: &str, now: i64, guard: Guard) -> sqlx::Result<bool> {
+    rewrite_delivery_pending(db, pending_id, now, guard, |meta| {
+        meta.response_delivery_pending = false;
+        meta.resume_attempted = false;
+    })
+    .await
+}
+
+/// Rewrites the claimed, undelivered rows of a bundle under their row locks,
+/// so two replicas reconciling at once change each row once.
+async fn rewrite_delivery_pending(
+    db: &Db,
+    pending_id: &str,
+    now: i64,
+    guard: Guard,
+    change: impl Fn(&mut ClarificationMetadata),
+) -> sqlx::Result<bool> {
+    let mut tx = db.begin_write().await?;
+    lock_bundle(&mut tx, db, pending_id).await?;
+    let bundle = load(&mut *tx, pending_id).await?;
+    let mut changed = false;
+    for (row, mut message) in bundle
+        .iter()
+        .flat_map(|b| b.rows.iter().zip(b.messages.clone()))
+    {
+        if !message.metadata.response_delivery_pending || !guard.admits(row.updated_at) {
+            continue;
+        }
+        change(&mut message.metadata);
+        write_metadata(&mut tx, &row.id, &message.metadata, now).await?;
+        changed = true;
+    }
+    tx.commit().await?;
+    Ok(changed)
+}
+
+/// Every bundle left claimed but undelivered, e.g. by a crash (R6).
+///
+/// # Errors
+/// Database errors.
+pub async fn delivery_pending(db: impl AnyExecutor<'_>) -> sqlx::Result<Vec<String>> {
+    let rows: Vec<(String,)> = sqlx::query_as(crate::db::sql(format!(
+        "SELECT DISTINCT m.pending_id FROM task_session_messages m \
+         WHERE m.type = '{CLARIFICATION_REQUEST}' AND m.clarification_delivery_pending = 1"
+    )))
+    .fetch_all(db)
+    .await?;
+    Ok(rows.into_iter().map(|(p,)| p).collect())
+}
+
+/// Records that a resume dispatch is about to start for the claim carrying
+/// `token`, so a crash during it is not answered with a second resume (at
+/// most once). `false`: the claim is no longer this delivery's. The rows
+/// carry `now` as their token afterwards.
+///
+/// # Errors
+/// Database errors.
+pub async fn mark_resume_attempted(
+    db: &Db,
+    pending_id: &str,
+    now: i64,
+    token: i64,
+) -> sqlx::Result<bool> {
+    rewrite_delivery_pending(db, pending_id, now, Guard::Claim(token), |meta| {
+        meta.resume_attempted = true;
+    })
+    .await
+}

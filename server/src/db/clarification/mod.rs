@@ -1,0 +1,261 @@
+//! Clarification bundles in the database: the active rule (D4, L2a), the
+//! claim (P1) and the other transitions of the lifecycle.
+//!
+//! [`active`] is the only statement of "active" in the code base: the claim,
+//! the pending projections and the list all build on it. The claim in
+//! [`complete_active_bundle`] is the only claim mechanism (P1).
+
+mod claim;
+mod transition;
+
+use std::collections::HashSet;
+
+use clarify_core::{ClarificationMetadata, StoredMessage, sort_d2};
+use sqlx::{AnyExecutor, FromRow};
+
+use super::messages::CLARIFICATION_REQUEST;
+use super::sessions::terminal_states_sql;
+use super::{Db, Tx};
+
+pub use claim::{
+    Claim, Guard, complete_active_bundle, delivery_pending, finalize, mark_resume_attempted,
+    restore,
+};
+pub use transition::{Scope, Transition, transition};
+
+/// D4 as a SQL condition on the message alias `m`: a pending (or
+/// status-less) question of the session's current turn, in a session that
+/// has not ended. Nothing else in the code base restates this.
+#[must_use]
+pub fn active(m: &str) -> String {
+    format!(
+        "{m}.type = '{CLARIFICATION_REQUEST}' \
+         AND {m}.clarification_status IN ('', 'pending') \
+         AND {m}.turn_id = (SELECT t.id FROM task_session_turns t \
+             WHERE t.task_session_id = {m}.task_session_id \
+             ORDER BY t.started_at DESC, t.created_at DESC, t.id DESC LIMIT 1) \
+         AND EXISTS (SELECT 1 FROM task_sessions s \
+             WHERE s.id = {m}.task_session_id AND s.state NOT IN {})",
+        terminal_states_sql()
+    )
+}
+
+/// One stored question of a bundle, with where it lives (M5).
+#[derive(Debug, Clone, FromRow)]
+pub struct BundleRow {
+    /// The message id.
+    pub id: String,
+    /// The session that asked.
+    pub session_id: String,
+    /// The task, from the message or else from its session (M5); `""` when
+    /// neither has one (M5a).
+    pub task_id: String,
+    /// The turn it was asked in.
+    pub turn_id: String,
+    /// Raw metadata JSON.
+    pub metadata: String,
+    /// When it was written.
+    pub created_at: i64,
+    /// When it last changed.
+    pub updated_at: i64,
+}
+
+impl BundleRow {
+    /// The core view of this row.
+    #[must_use]
+    pub fn stored(&self) -> StoredMessage {
+        let value = serde_json::from_str(&self.metadata).unwrap_or(serde_json::Value::Null);
+        StoredMessage {
+            id: self.id.clone(),
+            created_at: self.created_at,
+            metadata: ClarificationMetadata::from_json(&value),
+        }
+    }
+}
+
+/// A bundle's rows in D2 order.
+#[derive(Debug, Clone)]
+pub struct Bundle {
+    /// The rows, D2-ordered.
+    pub rows: Vec<BundleRow>,
+    /// Their core view, in the same order.
+    pub messages: Vec<StoredMessage>,
+}
+
+impl Bundle {
+    fn new(rows: Vec<BundleRow>) -> Option<Self> {
+        if rows.is_empty() {
+            return None;
+        }
+        let mut pairs: Vec<(StoredMessage, BundleRow)> =
+            rows.into_iter().map(|r| (r.stored(), r)).collect();
+        let mut messages: Vec<StoredMessage> = pairs.iter().map(|(m, _)| m.clone()).collect();
+        sort_d2(&mut messages);
+        pairs.sort_by_key(|(m, _)| messages.iter().position(|x| x.id == m.id));
+        Some(Self {
+            rows: pairs.into_iter().map(|(_, r)| r).collect(),
+            messages,
+        })
+    }
+
+    /// The session that asked.
+    #[must_use]
+    pub fn session_id(&self) -> &str {
+        &self.rows[0].session_id
+    }
+
+    /// The task it blocks (M5), `""` when unresolvable (M5a).
+    #[must_use]
+    pub fn task_id(&self) -> &str {
+        self.rows
+            .iter()
+            .map(|r| r.task_id.as_str())
+            .find(|t| !t.is_empty())
+            .unwrap_or("")
+    }
+
+    /// The newest `updated_at` of its rows: when it was resolved, once it is.
+    #[must_use]
+    pub fn updated_at(&self) -> i64 {
+        self.rows
+            .iter()
+            .map(|r| r.updated_at)
+            .max()
+            .unwrap_or_default()
+    }
+
+    /// Its earliest `created_at` (D1).
+    #[must_use]
+    pub fn created_at(&self) -> i64 {
+        self.rows
+            .iter()
+            .map(|r| r.created_at)
+            .min()
+            .unwrap_or_default()
+    }
+}
+
+const BUNDLE_SELECT: &str = "SELECT m.id, m.task_session_id AS session_id, \
+     CASE WHEN m.task_id <> '' THEN m.task_id ELSE COALESCE(s.task_id, '') END AS task_id, \
+     m.turn_id, m.metadata, m.created_at, m.updated_at \
+     FROM task_session_messages m LEFT JOIN task_sessions s ON s.id = m.task_session_id";
+
+/// Reads a bundle by `pending_id` (step 1 of ResolveBundle); `None` when it
+/// has no durable messages (A5).
+///
+/// # Errors
+/// Database errors.
+pub async fn load(db: impl AnyExecutor<'_>, pending_id: &str) -> sqlx::Result<Option<Bundle>> {
+    let rows: Vec<BundleRow> = sqlx::query_as(crate::db::sql(format!(
+        "{BUNDLE_SELECT} WHERE m.pending_id = $1 AND m.type = '{CLARIFICATION_REQUEST}'"
+    )))
+    .bind(pending_id)
+    .fetch_all(db)
+    .await?;
+    Ok(Bundle::new(rows))
+}
+
+/// Whether any question of the bundle is active (D4).
+///
+/// # Errors
+/// Database errors.
+pub async fn is_active(db: impl AnyExecutor<'_>, pending_id: &str) -> sqlx::Result<bool> {
+    let found: Option<(String,)> = sqlx::query_as(crate::db::sql(format!(
+        "SELECT m.id FROM task_session_messages m WHERE m.pending_id = $1 AND {} LIMIT 1",
+        active("m")
+    )))
+    .bind(pending_id)
+    .fetch_optional(db)
+    .await?;
+    Ok(found.is_some())
+}
+
+/// The pending ids of a session's active bundles, each once.
+///
+/// # Errors
+/// Database errors.
+pub async fn active_in_session(
+    db: impl AnyExecutor<'_>,
+    session_id: &str,
+) -> sqlx::Result<Vec<String>> {
+    let rows: Vec<(String,)> = sqlx::query_as(crate::db::sql(format!(
+        "SELECT DISTINCT m.pending_id FROM task_session_messages m \
+         WHERE m.task_session_id = $1 AND {}",
+        active("m")
+    )))
+    .bind(session_id)
+    .fetch_all(db)
+    .await?;
+    Ok(rows.into_iter().map(|(p,)| p).collect())
+}
+
+/// Which of the given sessions have an active bundle (the pending-action
+/// projection, T1/T2).
+///
+/// # Errors
+/// Database errors.
+pub async fn sessions_with_active(
+    db: impl AnyExecutor<'_>,
+    task_id: &str,
+) -> sqlx::Result<HashSet<String>> {
+    let rows: Vec<(String,)> = sqlx::query_as(crate::db::sql(format!(
+        "SELECT DISTINCT m.task_session_id FROM task_session_messages m \
+         JOIN task_sessions ss ON ss.id = m.task_session_id \
+         WHERE ss.task_id = $1 AND {}",
+        active("m")
+    )))
+    .bind(task_id)
+    .fetch_all(db)
+    .await?;
+    Ok(rows.into_iter().map(|(s,)| s).collect())
+}
+
+/// An active bundle of the session asking exactly these questions, if any
+/// (an identical repeated request returns the same `pending_id`).
+///
+/// # Errors
+/// Database errors.
+pub async fn active_bundles_of_session(tx: &mut Tx, session_id: &str) -> sqlx::Result<Vec<Bundle>> {
+    let mut bundles = Vec::new();
+    for pending_id in active_in_session(&mut **tx, session_id).await? {
+        if let Some(bundle) = load(&mut **tx, &pending_id).await? {
+            bundles.push(bundle);
+        }
+    }
+    Ok(bundles)
+}
+
+/// Locks a bundle's rows for the rest of the transaction, always in id
+/// order: two writers touching the same bundle (a claim on one replica, a
+/// cancel or a session expiry on another) then queue instead of
+/// deadlocking, and the second one's statements see the first one's
+/// commit. SQLite's `BEGIN IMMEDIATE` has already serialized the writers.
+pub(super) async fn lock_bundle(tx: &mut Tx, db: &Db, pending_id: &str) -> sqlx::Result<()> {
+    if !db.backend().shared() {
+        return Ok(());
+    }
+    sqlx::query(crate::db::sql(format!(
+        "SELECT m.id FROM task_session_messages m \
+         WHERE m.pending_id = $1 AND m.type = '{CLARIFICATION_REQUEST}' ORDER BY m.id{}",
+        db.backend().for_update()
+    )))
+    .bind(pending_id)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+pub(super) async fn write_metadata(
+    tx: &mut Tx,
+    id: &str,
+    meta: &ClarificationMetadata,
+    now: i64,
+) -> sqlx::Result<()> {
+    sqlx::query("UPDATE task_session_messages SET metadata = $1, updated_at = $2 WHERE id = $3")
+        .bind(meta.to_json().to_string())
+        .bind(now)
+        .bind(id)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,80 @@
+//! Transitions of active questions that are not resolutions: detach,
+//! expire, cancel.
+
+use clarify_core::{ClarificationMetadata, Status};
+
+use super::{active, write_metadata};
+use crate::db::Db;
+
+/// Which active questions a transition applies to.
+#[derive(Debug, Clone, Copy)]
+pub enum Scope<'a> {
+    /// Every active question of a session.
+    Session(&'a str),
+    /// The active questions of one bundle.
+    Bundle(&'a str),
+}
+
+impl<'a> Scope<'a> {
+    fn column(self) -> (&'static str, &'a str) {
+        match self {
+            Scope::Session(id) => ("task_session_id", id),
+            Scope::Bundle(id) => ("pending_id", id),
+        }
+    }
+}
+
+/// A transition of active questions that is not a resolution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transition {
+    /// The agent stopped waiting; the bundle stays active and answerable.
+    Detach,
+    /// The session ended before anyone answered.
+    Expire,
+    /// The agent withdrew the question (A9).
+    Cancel,
+}
+
+/// Applies `transition` to the active questions in `scope`, skipping rows it
+/// would not change (an already-detached row is not rewritten), and returns
+/// the pending ids it changed.
+///
+/// # Errors
+/// Database errors.
+pub async fn transition(
+    db: &Db,
+    scope: Scope<'_>,
+    transition: Transition,
+    now: i64,
+) -> sqlx::Result<Vec<String>> {
+    let mut tx = db.begin_write().await?;
+    let (column, key) = scope.column();
+    // Locked as read, in id order (see `lock_bundle`); on PostgreSQL a row a
+    // claim changed meanwhile is read again and, no longer active, skipped.
+    let rows: Vec<(String, String, String)> = sqlx::query_as(crate::db::sql(format!(
+        "SELECT m.id, m.pending_id, m.metadata FROM task_session_messages m \
+         WHERE m.{column} = $1 AND {} ORDER BY m.id{}",
+        active("m"),
+        db.backend().for_update()
+    )))
+    .bind(key)
+    .fetch_all(&mut *tx)
+    .await?;
+    let mut changed: Vec<String> = Vec::new();
+    for (id, pending_id, metadata) in rows {
+        let value = serde_json::from_str(&metadata).unwrap_or(serde_json::Value::Null);
+        let mut meta = ClarificationMetadata::from_json(&value);
+        match transition {
+            Transition::Detach if meta.agent_disconnected => continue,
+            Transition::Detach => meta.agent_disconnected = true,
+            Transition::Expire => meta.status = Status::Expired.into(),
+            Transition::Cancel => meta.status = Status::Cancelled.into(),
+        }
+        write_metadata(&mut tx, &id, &meta, now).await?;
+        if !changed.contains(&pending_id) {
+            changed.push(pending_id);
+        }
+    }
+    tx.commit().await?;
+    Ok(changed)
+}

@@ -1,0 +1,202 @@
+//! The shape of the code, checked on its sources: one claim and one active
+//! rule (P1, L2a), a domain layer that knows nothing of HTTP or MCP, no
+//! import circles between the server's modules, small files (issue 15).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Every `.rs` file under `dir`, with its text.
+fn sources(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                found.push((path, text));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+fn server_src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/src")
+}
+
+/// The text without `//` comments, so that prose naming a module is not an
+/// import of it.
+fn code(text: &str) -> String {
+    text.lines()
+        .map(|line| line.split("//").next().unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn p1_there_is_one_claim_and_one_active_rule() {
+    let all: Vec<String> = sources(&server_src()).into_iter().map(|(_, t)| t).collect();
+    let count = |needle: &str| all.iter().map(|s| s.matches(needle).count()).sum::<usize>();
+    assert_eq!(
+        count("\"\\\"responding\\\"\""),
+        1,
+        "exactly one statement claims (moves rows to responding)"
+    );
+    assert_eq!(
+        count("clarification_status IN ('', 'pending')"),
+        1,
+        "exactly one statement of the active rule"
+    );
+    let migrations = Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/migrations");
+    for backend in ["sqlite", "postgres"] {
+        for entry in std::fs::read_dir(migrations.join(backend)).unwrap() {
+            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            assert!(
+                !text.contains("clarification_resolutions"),
+                "no second claim table"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_domain_layer_imports_no_http_or_mcp() {
+    for (path, text) in sources(&server_src().join("lifecycle")) {
+        let code = code(&text);
+        for adapter in ["axum", "rmcp", "crate::http", "http::", "StatusCode"] {
+            assert!(
+                !code.contains(adapter),
+                "{} uses {adapter}: the domain must not know its adapters",
+                path.display()
+            );
+        }
+    }
+}
+
+/// The first segment of every `crate::` path in `code`, groups included:
+/// `crate::db::x` and `crate::{db::{a, b}, auth}` name `db` and `auth`.
+fn crate_paths(code: &str) -> BTreeSet<String> {
+    let ident = |text: &str| -> String {
+        text.trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut found = BTreeSet::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("crate::") {
+        rest = &rest[at + "crate::".len()..];
+        let Some(group) = rest.strip_prefix('{') else {
+            found.insert(ident(rest));
+            continue;
+        };
+        // Items at the group's own depth, each after `{` or a comma.
+        let mut depth = 0;
+        let mut start = true;
+        for (i, c) in group.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' if depth == 0 => break,
+                '}' => depth -= 1,
+                ',' if depth == 0 => start = true,
+                c if start && !c.is_whitespace() => {
+                    found.insert(ident(&group[i..]));
+                    start = false;
+                }
+                _ => {}
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn imports_are_read_through_groups() {
+    let code =
+        "use crate::{db::{a, b}, auth::Caller};\nuse crate::clock;\nlet x = crate::ids::new_id();";
+    let found: Vec<String> = crate_paths(code).into_iter().collect();
+    assert_eq!(found, ["auth", "clock", "db", "ids"]);
+}
+
+/// The server's top-level modules and the others each one imports.
+fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let src = server_src();
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let tops: BTreeSet<String> = std::fs::read_dir(&src)
+        .unwrap()
+        .map(|e| {
+            let name = e.unwrap().file_name().into_string().unwrap();
+            name.trim_end_matches(".rs").to_owned()
+        })
+        .filter(|name| name != "lib" && name != "main")
+        .collect();
+    for (path, text) in sources(&src) {
+        let relative = path.strip_prefix(&src).unwrap();
+        let module = relative
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy();
+        let module = module.trim_end_matches(".rs").to_owned();
+        if !tops.contains(&module) {
+            continue;
+        }
+        let code = code(&text);
+        let imports = graph.entry(module.clone()).or_default();
+        for first in crate_paths(&code) {
+            if tops.contains(&first) && first != module {
+                imports.insert(first);
+            }
+        }
+        // `crate::AppState` and `crate::Config` are the `state` module's.
+        if (code.contains("crate::AppState") || code.contains("crate::Config")) && module != "state"
+        {
+            imports.insert("state".to_owned());
+        }
+    }
+    graph
+}
+
+#[test]
+fn the_server_modules_import_each_other_without_circles() {
+    let graph = module_graph();
+    assert!(graph.len() > 8, "read the modules: {graph:?}");
+    assert!(
+        graph["lifecycle"].contains("db"),
+        "the graph sees imports: {graph:?}"
+    );
+    // Depth-first search for a path back to where it started.
+    fn reaches(
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        from: &str,
+        to: &str,
+        seen: &mut BTreeSet<String>,
+    ) -> bool {
+        graph
+            .get(from)
+            .into_iter()
+            .flatten()
+            .any(|next| next == to || (seen.insert(next.clone()) && reaches(graph, next, to, seen)))
+    }
+    for (module, imports) in &graph {
+        for import in imports {
+            assert!(
+                !reaches(&graph, import, module, &mut BTreeSet::new()),
+                "{module} imports {import}, which leads back to {module}: {graph:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn no_server_file_exceeds_400_lines() {
+    for (path, text) in sources(&server_src()) {
+        let lines = text.lines().count();
+        assert!(lines <= 400, "{} has {lines} lines", path.display());
+    }
+}
