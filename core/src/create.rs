@@ -8,7 +8,7 @@ use alloc::collections::BTreeSet;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::field::FieldPath;
 use crate::question::{Question, QuestionOption};
@@ -37,7 +37,7 @@ pub const MAX_DESCRIPTION_RUNES: usize = 2_000;
 pub const MAX_CONTEXT_RUNES: usize = 20_000;
 
 /// A bundle as an agent submits it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct NewBundle {
     /// The questions, 1–4.
@@ -52,7 +52,7 @@ pub struct NewBundle {
 }
 
 /// A question as an agent submits it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct NewQuestion {
     /// An identifier of the agent's choosing; assigned when empty.
@@ -70,7 +70,7 @@ pub struct NewQuestion {
 }
 
 /// An option as an agent submits it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct NewOption {
     /// An identifier of the agent's choosing; assigned when empty.

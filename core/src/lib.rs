@@ -13,6 +13,7 @@
 //! - [`listing`]: the L3/L4/L11 list shapes, cursor and limit rules.
 //! - [`runes`]: the 2000-rune limit counted over code points (N8b, W4a).
 //! - [`agent_text`]: what the agent is told.
+//! - [`api`]: every REST body and event, for the server and its clients.
 //! - [`session`], [`status`], [`event`]: the vocabulary — session states and
 //!   the one pending-action rule (T1), bundle statuses (D3), event kinds.
 //!
@@ -49,6 +50,7 @@
 extern crate alloc;
 
 pub mod agent_text;
+pub mod api;
 pub mod create;
 pub mod envelope;
 pub mod event;

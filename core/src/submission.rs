@@ -2,7 +2,7 @@
 
 use alloc::string::String;
 use alloc::vec::Vec;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::serde_util::null_as_default;
 
@@ -11,22 +11,32 @@ use crate::serde_util::null_as_default;
 ///
 /// Unknown keys are refused: a misspelt `answer` silently ignored would turn
 /// an answer into a count-mismatch error at best and lose it at worst.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Submission {
     /// One entry per question (N6); empty on a rejection.
-    #[serde(deserialize_with = "null_as_default")]
+    #[serde(
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub answers: Vec<AnswerInput>,
     /// Declines the whole bundle (N8a: not together with answers).
-    #[serde(deserialize_with = "null_as_default")]
+    #[serde(
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "core::ops::Not::not"
+    )]
     pub rejected: bool,
     /// Why; at most 2000 runes (N8b). MCP callers name it `reason` (N1).
-    #[serde(alias = "reason", deserialize_with = "null_as_default")]
+    #[serde(
+        alias = "reason",
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub reject_reason: String,
 }
 
 /// One answer entry as received.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AnswerInput {
     /// The question answered.

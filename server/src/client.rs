@@ -1,6 +1,8 @@
 //! A small REST client of Clarify's own API, for the command-line tools
 //! (`clarify ask`, `clarify session create`) and the built-in demo agent.
 
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 /// A client of one server, with an optional bearer token.
@@ -39,7 +41,7 @@ impl Client {
         &self,
         method: reqwest::Method,
         path: &str,
-        body: Option<&Value>,
+        body: Option<&(impl Serialize + ?Sized)>,
     ) -> Result<Reply, String> {
         let mut request = self
             .http
@@ -63,7 +65,11 @@ impl Client {
     ///
     /// # Errors
     /// As [`Client::send`].
-    pub async fn post(&self, path: &str, body: &Value) -> Result<Reply, String> {
+    pub async fn post(
+        &self,
+        path: &str,
+        body: &(impl Serialize + ?Sized),
+    ) -> Result<Reply, String> {
         self.send(reqwest::Method::POST, path, Some(body)).await
     }
 
@@ -72,8 +78,20 @@ impl Client {
     /// # Errors
     /// As [`Client::send`].
     pub async fn get(&self, path: &str) -> Result<Reply, String> {
-        self.send(reqwest::Method::GET, path, None).await
+        self.send(reqwest::Method::GET, path, None::<&Value>).await
     }
+}
+
+/// The body of a reply with status `expected`, read as the API's type `T`;
+/// otherwise the API's error message.
+///
+/// # Errors
+/// Another status, or a body that is not a `T`.
+pub fn expect<T: DeserializeOwned>(reply: Reply, expected: &[u16]) -> Result<T, String> {
+    if !expected.contains(&reply.0) {
+        return Err(error_text(&reply));
+    }
+    serde_json::from_value(reply.1).map_err(|e| format!("unexpected answer from the server: {e}"))
 }
 
 /// The API's error message in a reply, or the status.

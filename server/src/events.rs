@@ -4,7 +4,6 @@
 //! implements it; this module depends on nothing but the clock).
 
 use clarify_core::EventKind;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -19,18 +18,7 @@ pub trait Relay: std::fmt::Debug + Send + Sync {
 }
 
 /// One event as sent on the socket.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Event {
-    /// Always `notification`.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// What it announces.
-    pub action: EventKind,
-    /// The changed object.
-    pub payload: Value,
-    /// When it happened (RFC 3339).
-    pub timestamp: String,
-}
+pub use clarify_core::api::Event;
 
 /// The broadcast hub; cheap to clone.
 #[derive(Debug, Clone)]

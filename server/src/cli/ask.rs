@@ -7,9 +7,10 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use serde_json::{Value, json};
+use clarify_core::{NewBundle, NewOption, NewQuestion, api};
+use serde_json::json;
 
-use crate::client::{Client, error_text};
+use crate::client::{Client, error_text, expect};
 
 /// The answer arrived.
 pub const EXIT_ANSWERED: u8 = 0;
@@ -59,8 +60,8 @@ pub async fn run(args: AskArgs) -> ExitCode {
     }
 }
 
-fn bundle(args: &AskArgs) -> Result<Value, String> {
-    let mut bundle = if let Some(path) = &args.file {
+fn bundle(args: &AskArgs) -> Result<NewBundle, String> {
+    let mut bundle: NewBundle = if let Some(path) = &args.file {
         let mut text = String::new();
         if path.as_os_str() == "-" {
             std::io::stdin()
@@ -75,39 +76,53 @@ fn bundle(args: &AskArgs) -> Result<Value, String> {
         if args.questions.is_empty() {
             return Err("give at least one --question \"Prompt|Option|Option\" (or --file)".into());
         }
-        let questions: Vec<Value> = args
+        let questions = args
             .questions
             .iter()
             .map(|q| {
                 let mut parts = q.split('|').map(str::trim);
                 let prompt = parts.next().unwrap_or_default();
-                let options: Vec<Value> = parts.map(|label| json!({"label": label})).collect();
-                json!({"prompt": prompt, "options": options})
+                NewQuestion {
+                    prompt: prompt.to_owned(),
+                    options: parts
+                        .map(|label| NewOption {
+                            label: label.to_owned(),
+                            ..NewOption::default()
+                        })
+                        .collect(),
+                    ..NewQuestion::default()
+                }
             })
             .collect();
-        json!({"questions": questions})
+        NewBundle {
+            questions,
+            ..NewBundle::default()
+        }
     };
     if let Some(context) = &args.context {
-        bundle["context"] = json!(context);
+        bundle.context.clone_from(context);
     }
     Ok(bundle)
 }
 
 async fn ask(args: AskArgs) -> Result<u8, String> {
-    let mut body = bundle(&args)?;
-    // This process polls right after asking: an instant answer is for it.
-    body["attach"] = json!(true);
+    let body = api::Ask {
+        bundle: bundle(&args)?,
+        // This process polls right after asking: an instant answer is for it.
+        attach: true,
+        ..api::Ask::default()
+    };
     let client = Client::new(&args.server, Some(args.token.clone()));
-    let created = client.post("/clarification/request", &body).await?;
-    if !matches!(created.0, 200 | 201) {
-        return Err(error_text(&created));
-    }
-    let pending_id = created.1["pending_id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
-    let (_, view) = client.get(&format!("/clarification/{pending_id}")).await?;
-    let task_id = view["task_id"].as_str().unwrap_or_default();
+    let created: api::Asked = expect(
+        client.post("/clarification/request", &body).await?,
+        &[200, 201],
+    )?;
+    let pending_id = created.pending_id;
+    let view: api::BundleView = expect(
+        client.get(&format!("/clarification/{pending_id}")).await?,
+        &[200],
+    )?;
+    let task_id = view.bundle.task_id;
     let interactive = std::io::stderr().is_terminal();
     if interactive {
         say(

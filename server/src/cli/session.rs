@@ -5,9 +5,10 @@ use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
+use clarify_core::api;
 use serde_json::json;
 
-use crate::client::{Client, error_text};
+use crate::client::{Client, expect};
 
 /// `clarify session …`.
 #[derive(Debug, Subcommand)]
@@ -54,30 +55,27 @@ pub async fn run(command: SessionCommand) -> ExitCode {
 
 async fn create(args: CreateArgs) -> Result<(), String> {
     let client = Client::new(&args.server, args.token.clone());
-    let task = client
-        .post(
-            "/tasks",
-            &json!({"title": args.title, "workspace_id": args.workspace.unwrap_or_default()}),
-        )
-        .await?;
-    if task.0 != 201 {
-        return Err(error_text(&task));
-    }
-    let task_id = task.1["id"].as_str().unwrap_or_default().to_owned();
-    let resume = match (args.webhook, args.resume_command.is_empty()) {
-        (Some(url), _) => json!({"resume": {"webhook_url": url}}),
-        (None, false) => json!({"resume": {"command": args.resume_command}}),
-        (None, true) => json!({}),
+    let new_task = api::NewTask {
+        title: args.title,
+        workspace_id: args.workspace,
+        description: None,
     };
-    let session = client
-        .post(&format!("/tasks/{task_id}/sessions"), &resume)
-        .await?;
-    if session.0 != 201 {
-        return Err(error_text(&session));
-    }
+    let task: api::TaskView = expect(client.post("/tasks", &new_task).await?, &[201])?;
+    let resume = match (args.webhook, args.resume_command.is_empty()) {
+        (Some(webhook_url), _) => Some(api::ResumeTarget::Webhook { webhook_url }),
+        (None, false) => Some(api::ResumeTarget::Command {
+            command: args.resume_command,
+        }),
+        (None, true) => None,
+    };
+    let path = format!("/tasks/{}/sessions", task.task.id);
+    let session: api::CreatedSession = expect(
+        client.post(&path, &api::NewSession { resume }).await?,
+        &[201],
+    )?;
     println!(
         "{}",
-        json!({"task_id": task_id, "session_id": session.1["id"], "agent_token": session.1["agent_token"]})
+        json!({"task_id": task.task.id, "session_id": session.session.id, "agent_token": session.agent_token})
     );
     Ok(())
 }

@@ -2,7 +2,6 @@
 //! `clarification_request` whose metadata carries the bundle (see
 //! [`super::clarification`]).
 
-use serde::{Serialize, Serializer};
 use sqlx::{AnyExecutor, FromRow};
 
 use crate::clock;
@@ -11,7 +10,7 @@ use crate::clock;
 pub const CLARIFICATION_REQUEST: &str = clarify_core::MessageKind::ClarificationRequest.as_str();
 
 /// A message row.
-#[derive(Debug, Clone, Serialize, FromRow)]
+#[derive(Debug, Clone, FromRow)]
 pub struct Message {
     /// Its id.
     pub id: String,
@@ -23,24 +22,32 @@ pub struct Message {
     pub turn_id: String,
     /// `clarification_request`, `agent`, …
     #[sqlx(rename = "type")]
-    #[serde(rename = "type")]
     pub kind: String,
     /// Text content.
     pub content: String,
     /// JSON metadata, served as an object.
-    #[serde(serialize_with = "raw_json")]
     pub metadata: String,
     /// When it was written.
-    #[serde(serialize_with = "clock::as_rfc3339")]
     pub created_at: i64,
     /// When it last changed.
-    #[serde(serialize_with = "clock::as_rfc3339")]
     pub updated_at: i64,
 }
 
-fn raw_json<S: Serializer>(text: &str, serializer: S) -> Result<S::Ok, S::Error> {
-    let value: serde_json::Value = serde_json::from_str(text).unwrap_or(serde_json::Value::Null);
-    value.serialize(serializer)
+impl From<Message> for clarify_core::api::Message {
+    fn from(m: Message) -> Self {
+        Self {
+            id: m.id,
+            task_session_id: m.task_session_id,
+            task_id: m.task_id,
+            turn_id: m.turn_id,
+            kind: m.kind,
+            content: m.content,
+            // Served as an object, as stored.
+            metadata: serde_json::from_str(&m.metadata).unwrap_or(serde_json::Value::Null),
+            created_at: clock::rfc3339(m.created_at),
+            updated_at: clock::rfc3339(m.updated_at),
+        }
+    }
 }
 
 const COLUMNS: &str =

@@ -1,6 +1,5 @@
 //! Agent sessions: one agent working on a task, its state and how to resume it.
 
-use serde::Serialize;
 use sqlx::{AnyExecutor, FromRow};
 
 use clarify_core::SessionState;
@@ -21,7 +20,7 @@ pub fn terminal_states_sql() -> String {
 }
 
 /// A session row (the agent token's hash is never read back out).
-#[derive(Debug, Clone, Serialize, FromRow)]
+#[derive(Debug, Clone, FromRow)]
 pub struct Session {
     /// Its id.
     pub id: String,
@@ -31,14 +30,23 @@ pub struct Session {
     #[sqlx(try_from = "String")]
     pub state: SessionState,
     /// JSON of the resume target, `""` when none.
-    #[serde(skip)]
     pub resume_target: String,
     /// When it was created.
-    #[serde(serialize_with = "clock::as_rfc3339")]
     pub created_at: i64,
     /// When it last changed.
-    #[serde(serialize_with = "clock::as_rfc3339")]
     pub updated_at: i64,
+}
+
+impl From<Session> for clarify_core::api::Session {
+    fn from(s: Session) -> Self {
+        Self {
+            id: s.id,
+            task_id: s.task_id,
+            state: s.state,
+            created_at: clock::rfc3339(s.created_at),
+            updated_at: clock::rfc3339(s.updated_at),
+        }
+    }
 }
 
 const COLUMNS: &str = "id, task_id, state, resume_target, created_at, updated_at";

@@ -1,12 +1,11 @@
 //! Tasks: the unit of work a human looks at; each has agent sessions.
 
-use serde::Serialize;
 use sqlx::{AnyExecutor, FromRow};
 
 use crate::clock;
 
 /// A task row.
-#[derive(Debug, Clone, Serialize, FromRow)]
+#[derive(Debug, Clone, FromRow)]
 pub struct Task {
     /// Its id.
     pub id: String,
@@ -17,11 +16,22 @@ pub struct Task {
     /// More about it.
     pub description: String,
     /// When it was created.
-    #[serde(serialize_with = "clock::as_rfc3339")]
     pub created_at: i64,
     /// When it last changed.
-    #[serde(serialize_with = "clock::as_rfc3339")]
     pub updated_at: i64,
+}
+
+impl From<Task> for clarify_core::api::Task {
+    fn from(t: Task) -> Self {
+        Self {
+            id: t.id,
+            workspace_id: t.workspace_id,
+            title: t.title,
+            description: t.description,
+            created_at: clock::rfc3339(t.created_at),
+            updated_at: clock::rfc3339(t.updated_at),
+        }
+    }
 }
 
 const COLUMNS: &str = "id, workspace_id, title, description, created_at, updated_at";

@@ -1,27 +1,35 @@
 //! Turns: one stretch of agent work in a session. The newest turn is the
 //! current one; a bundle on any older turn is superseded (D4).
 
-use serde::Serialize;
 use sqlx::{AnyExecutor, FromRow};
 
 use crate::clock;
 
 /// A turn row.
-#[derive(Debug, Clone, Serialize, FromRow)]
+#[derive(Debug, Clone, FromRow)]
 pub struct Turn {
     /// Its id.
     pub id: String,
     /// The session it belongs to.
     pub task_session_id: String,
     /// When it started.
-    #[serde(serialize_with = "clock::as_rfc3339")]
     pub started_at: i64,
     /// When it completed; `null` while open.
-    #[serde(serialize_with = "clock::as_rfc3339_opt")]
     pub completed_at: Option<i64>,
     /// When the row was written.
-    #[serde(serialize_with = "clock::as_rfc3339")]
     pub created_at: i64,
+}
+
+impl From<Turn> for clarify_core::api::Turn {
+    fn from(t: Turn) -> Self {
+        Self {
+            id: t.id,
+            task_session_id: t.task_session_id,
+            started_at: clock::rfc3339(t.started_at),
+            completed_at: t.completed_at.map(clock::rfc3339),
+            created_at: clock::rfc3339(t.created_at),
+        }
+    }
 }
 
 impl Turn {

@@ -7,15 +7,35 @@ use sqlx::{AnyExecutor, FromRow};
 use crate::clock;
 
 /// A user.
-#[derive(Debug, Clone, Serialize, FromRow)]
+#[derive(Debug, Clone, FromRow)]
 pub struct User {
     /// Its id (the `owner_id` of its workspaces).
     pub id: String,
     /// Its unique name.
     pub name: String,
     /// When it was created.
-    #[serde(serialize_with = "clock::as_rfc3339")]
     pub created_at: i64,
+}
+
+impl From<User> for clarify_core::api::User {
+    fn from(u: User) -> Self {
+        Self {
+            id: u.id,
+            name: u.name,
+            created_at: clock::rfc3339(u.created_at),
+        }
+    }
+}
+
+/// The user with id `id`.
+///
+/// # Errors
+/// Database errors.
+pub async fn by_id(db: impl AnyExecutor<'_>, id: &str) -> sqlx::Result<Option<User>> {
+    sqlx::query_as("SELECT id, name, created_at FROM users WHERE id = $1")
+        .bind(id)
+        .fetch_optional(db)
+        .await
 }
 
 /// A personal access token's record (never the token itself).

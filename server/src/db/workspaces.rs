@@ -1,12 +1,11 @@
 //! Workspaces: a name and an owner (empty when auth is off).
 
-use serde::Serialize;
 use sqlx::{AnyExecutor, FromRow};
 
 use crate::clock;
 
 /// A workspace row.
-#[derive(Debug, Clone, Serialize, FromRow)]
+#[derive(Debug, Clone, FromRow)]
 pub struct Workspace {
     /// Its id.
     pub id: String,
@@ -15,8 +14,18 @@ pub struct Workspace {
     /// The user who created it; `""` when auth is off.
     pub owner_id: String,
     /// When it was created.
-    #[serde(serialize_with = "clock::as_rfc3339")]
     pub created_at: i64,
+}
+
+impl From<Workspace> for clarify_core::api::Workspace {
+    fn from(w: Workspace) -> Self {
+        Self {
+            id: w.id,
+            name: w.name,
+            owner_id: w.owner_id,
+            created_at: clock::rfc3339(w.created_at),
+        }
+    }
 }
 
 /// Inserts a workspace.

@@ -4,8 +4,7 @@ use axum::extract::State;
 use axum::http::header::SET_COOKIE;
 use axum::http::{HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
-use serde_json::json;
+use clarify_core::api;
 
 use super::error::{Error, Result};
 use super::json::Json;
@@ -18,18 +17,11 @@ use crate::ids::{hash_secret, new_id, new_secret};
 /// How long a browser stays logged in.
 const BROWSER_SESSION_SECS: i64 = 30 * 86_400;
 
-/// `POST /auth/login`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Login {
-    token: String,
-}
-
 /// Exchanges a personal access token for an HttpOnly session cookie.
 pub async fn login(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Json(body): Json<Login>,
+    Json(body): Json<api::Login>,
 ) -> Result<Response> {
     let now = now_micros();
     let found =
@@ -53,7 +45,7 @@ pub async fn login(
         "{COOKIE_NAME}={secret}; Path=/; HttpOnly; SameSite=Lax; Max-Age={BROWSER_SESSION_SECS}{}",
         secure_attribute(&headers)
     );
-    let mut response = axum::Json(json!({"user": user})).into_response();
+    let mut response = axum::Json(api::LoggedIn { user: user.into() }).into_response();
     response.headers_mut().insert(
         SET_COOKIE,
         HeaderValue::from_str(&cookie).map_err(Error::internal)?,
@@ -66,7 +58,11 @@ pub async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Result
     if let Some(secret) = session_cookie(&headers) {
         users::delete_browser_session(state.db().pool(), &hash_secret(secret)).await?;
     }
-    let mut response = axum::Json(json!({"success": true})).into_response();
+    let done = api::Acknowledged {
+        success: true,
+        ..api::Acknowledged::default()
+    };
+    let mut response = axum::Json(done).into_response();
     let clear = format!(
         "{COOKIE_NAME}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0{}",
         secure_attribute(&headers)
@@ -104,15 +100,11 @@ fn secure_attribute(headers: &HeaderMap) -> &'static str {
 pub async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<impl IntoResponse> {
     let caller = identify(state.db(), &headers, state.config.auth).await?;
     let user = match caller {
-        Some(crate::auth::Caller::User(id)) => {
-            sqlx::query_as::<_, users::User>("SELECT id, name, created_at FROM users WHERE id = $1")
-                .bind(id)
-                .fetch_optional(state.db().pool())
-                .await?
-        }
+        Some(crate::auth::Caller::User(id)) => users::by_id(state.db().pool(), &id).await?,
         _ => None,
     };
-    Ok(axum::Json(
-        json!({"auth_enabled": state.config.auth, "user": user}),
-    ))
+    Ok(axum::Json(api::Me {
+        auth_enabled: state.config.auth,
+        user: user.map(Into::into),
+    }))
 }

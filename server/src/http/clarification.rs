@@ -5,38 +5,22 @@ use std::time::Duration;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
-use clarify_core::{NewBundle, RespondBody, Submission};
+use clarify_core::{RespondBody, Submission, api};
 use serde::Deserialize;
-use serde_json::json;
 
 use super::error::{Error, Result};
 use super::json::Json;
 use crate::AppState;
 use crate::auth::Caller;
 use crate::auth::identify::agent_session;
-use crate::lifecycle::{BundleView, WaitOutcome};
-
-/// `POST /clarification/request`.
-#[derive(Debug, Deserialize)]
-pub struct CreateRequest {
-    /// The session asking; the agent token's own session when omitted.
-    #[serde(default)]
-    session_id: String,
-    /// The asking agent will poll `/wait` right away: count it as attached
-    /// from now, so an answer given before its first poll is delivered to it
-    /// rather than through a resume.
-    #[serde(default)]
-    attach: bool,
-    #[serde(flatten)]
-    bundle: NewBundle,
-}
+use crate::lifecycle::WaitOutcome;
 
 /// Creates a bundle. The agent proves it owns the session with its agent
 /// token (`Authorization: Bearer`).
 pub async fn create(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Json(body): Json<CreateRequest>,
+    Json(body): Json<api::Ask>,
 ) -> Result<impl IntoResponse> {
     let session = agent_session(state.db(), &headers)
         .await?
@@ -58,12 +42,12 @@ pub async fn create(
     } else {
         StatusCode::OK
     };
-    Ok((
-        status,
-        axum::Json(
-            json!({"id": created.pending_id, "pending_id": created.pending_id, "created": created.created}),
-        ),
-    ))
+    let asked = api::Asked {
+        id: created.pending_id.clone(),
+        pending_id: created.pending_id,
+        created: created.created,
+    };
+    Ok((status, axum::Json(asked)))
 }
 
 /// Reads a bundle.
@@ -71,7 +55,7 @@ pub async fn read(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
-) -> Result<axum::Json<BundleView>> {
+) -> Result<axum::Json<api::BundleView>> {
     Ok(axum::Json(state.lifecycle.read(&caller, &id).await?))
 }
 
@@ -123,11 +107,13 @@ pub async fn detach(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
-) -> Result<axum::Json<serde_json::Value>> {
+) -> Result<axum::Json<api::Acknowledged>> {
     state.lifecycle.detach_as(&caller, &id).await?;
-    Ok(axum::Json(
-        json!({"success": true, "agent_disconnected": true}),
-    ))
+    Ok(axum::Json(api::Acknowledged {
+        success: true,
+        agent_disconnected: Some(true),
+        status: None,
+    }))
 }
 
 /// Cancels.
@@ -135,7 +121,11 @@ pub async fn cancel(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
-) -> Result<axum::Json<serde_json::Value>> {
+) -> Result<axum::Json<api::Acknowledged>> {
     state.lifecycle.cancel(&caller, &id).await?;
-    Ok(axum::Json(json!({"success": true, "status": "cancelled"})))
+    Ok(axum::Json(api::Acknowledged {
+        success: true,
+        status: Some(clarify_core::Status::Cancelled.as_str().to_owned()),
+        agent_disconnected: None,
+    }))
 }

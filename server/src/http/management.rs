@@ -3,9 +3,8 @@
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
-use clarify_core::{SessionState, pending_action};
+use clarify_core::{SessionState, api, pending_action};
 use serde::Deserialize;
-use serde_json::json;
 
 use super::error::{Error, Result};
 use super::json::Json;
@@ -14,8 +13,7 @@ use crate::auth::{self, Caller};
 use crate::clock::now_micros;
 use crate::db::{messages, sessions, tasks, turns, workspaces};
 use crate::ids::{hash_secret, new_id, new_secret};
-use crate::lifecycle::projection::{self, TaskView};
-use crate::lifecycle::resume::ResumeTarget;
+use crate::lifecycle::projection;
 
 /// The longest name or title, in characters.
 const MAX_NAME: usize = 500;
@@ -53,18 +51,11 @@ async fn visible_session(state: &AppState, caller: &Caller, id: &str) -> Result<
     }
 }
 
-/// `POST /workspaces`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NewWorkspace {
-    name: String,
-}
-
 /// Creates a workspace.
 pub async fn create_workspace(
     State(state): State<AppState>,
     caller: Caller,
-    Json(body): Json<NewWorkspace>,
+    Json(body): Json<api::NewWorkspace>,
 ) -> Result<impl IntoResponse> {
     let owner = caller.person()?.unwrap_or_default();
     let workspace = workspaces::Workspace {
@@ -74,7 +65,10 @@ pub async fn create_workspace(
         created_at: now_micros(),
     };
     workspaces::insert(state.db().pool(), &workspace).await?;
-    Ok((StatusCode::CREATED, axum::Json(workspace)))
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(api::Workspace::from(workspace)),
+    ))
 }
 
 /// Lists workspaces.
@@ -83,21 +77,12 @@ pub async fn list_workspaces(
     caller: Caller,
 ) -> Result<impl IntoResponse> {
     let list = workspaces::list_visible(state.db().pool(), caller.person()?).await?;
-    Ok(axum::Json(json!({"workspaces": list})))
+    Ok(axum::Json(api::Workspaces {
+        workspaces: list.into_iter().map(Into::into).collect(),
+    }))
 }
 
-/// `POST /tasks`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NewTask {
-    #[serde(default)]
-    workspace_id: Option<String>,
-    title: String,
-    #[serde(default)]
-    description: Option<String>,
-}
-
-async fn task_view(state: &AppState, task: tasks::Task) -> Result<TaskView> {
+async fn task_view(state: &AppState, task: tasks::Task) -> Result<api::TaskView> {
     Ok(projection::task_view(state.db(), task).await?)
 }
 
@@ -105,7 +90,7 @@ async fn task_view(state: &AppState, task: tasks::Task) -> Result<TaskView> {
 pub async fn create_task(
     State(state): State<AppState>,
     caller: Caller,
-    Json(body): Json<NewTask>,
+    Json(body): Json<api::NewTask>,
 ) -> Result<impl IntoResponse> {
     let user = caller.person()?;
     let workspace_id = body.workspace_id.as_deref().unwrap_or_default().trim();
@@ -151,7 +136,7 @@ pub async fn list_tasks(
     for task in list {
         views.push(task_view(&state, task).await?);
     }
-    Ok(axum::Json(json!({"tasks": views})))
+    Ok(axum::Json(api::Tasks { tasks: views }))
 }
 
 /// One task.
@@ -175,24 +160,14 @@ pub async fn list_sessions(
     let with_active =
         crate::db::clarification::sessions_with_active(state.db().pool(), &task_id).await?;
     let list = sessions::for_task(state.db().pool(), &task_id).await?;
-    let views: Vec<serde_json::Value> = list
+    let sessions = list
         .into_iter()
-        .map(|session| {
-            let pending = pending_action(session.state, with_active.contains(&session.id));
-            let mut value = json!(session);
-            value["pending_action"] = json!(pending);
-            value
+        .map(|session| api::SessionView {
+            pending_action: pending_action(session.state, with_active.contains(&session.id)),
+            session: session.into(),
         })
         .collect();
-    Ok(axum::Json(json!({"sessions": views})))
-}
-
-/// `POST /tasks/{id}/sessions`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NewSession {
-    #[serde(default)]
-    resume: Option<ResumeTarget>,
+    Ok(axum::Json(api::Sessions { sessions }))
 }
 
 /// Creates a session and returns its agent token, once.
@@ -209,8 +184,8 @@ pub async fn create_session(
     if !blank || headers.contains_key(axum::http::header::CONTENT_TYPE) {
         super::json::require_json(&headers)?;
     }
-    let body: NewSession = if blank {
-        NewSession::default()
+    let body: api::NewSession = if blank {
+        api::NewSession::default()
     } else {
         super::json::decode(&body)?
     };
@@ -237,17 +212,12 @@ pub async fn create_session(
         updated_at: now,
     };
     sessions::insert(state.db().pool(), &session, &hash_secret(&token)).await?;
-    let mut value = serde_json::to_value(&session).map_err(Error::internal)?;
-    value["agent_token"] = json!(token);
-    value["resume"] = json!(body.resume);
-    Ok((StatusCode::CREATED, axum::Json(value)))
-}
-
-/// `PATCH /sessions/{id}`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SessionPatch {
-    state: String,
+    let created = api::CreatedSession {
+        session: session.into(),
+        agent_token: token,
+        resume: body.resume,
+    };
+    Ok((StatusCode::CREATED, axum::Json(created)))
 }
 
 /// Changes a session's state.
@@ -255,12 +225,11 @@ pub async fn patch_session(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
-    Json(body): Json<SessionPatch>,
+    Json(body): Json<api::SessionPatch>,
 ) -> Result<impl IntoResponse> {
     visible_session(&state, &caller, &id).await?;
-    Ok(axum::Json(
-        state.lifecycle.set_session_state(&id, &body.state).await?,
-    ))
+    let session = state.lifecycle.set_session_state(&id, &body.state).await?;
+    Ok(axum::Json(api::Session::from(session)))
 }
 
 /// Starts a turn.
@@ -271,7 +240,7 @@ pub async fn start_turn(
 ) -> Result<impl IntoResponse> {
     visible_session(&state, &caller, &id).await?;
     let turn = state.lifecycle.start_turn(&id, now_micros()).await?;
-    Ok((StatusCode::CREATED, axum::Json(turn)))
+    Ok((StatusCode::CREATED, axum::Json(api::Turn::from(turn))))
 }
 
 /// Completes a turn (the detach pass).
@@ -288,7 +257,7 @@ pub async fn complete_turn(
     let turn = turns::get(state.db().pool(), &id, &turn_id)
         .await?
         .ok_or(Error::NotFound("turn"))?;
-    Ok(axum::Json(turn))
+    Ok(axum::Json(api::Turn::from(turn)))
 }
 
 /// A session's transcript.
@@ -299,5 +268,7 @@ pub async fn list_messages(
 ) -> Result<impl IntoResponse> {
     visible_session(&state, &caller, &id).await?;
     let list = messages::for_session(state.db().pool(), &id).await?;
-    Ok(axum::Json(json!({"messages": list})))
+    Ok(axum::Json(api::Messages {
+        messages: list.into_iter().map(Into::into).collect(),
+    }))
 }

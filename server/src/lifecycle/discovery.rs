@@ -3,15 +3,15 @@
 //! to the caller.
 
 use clarify_core::listing::{BundleIdentity, age_seconds, clamp_limit};
-use clarify_core::{Cursor, ListError, PendingBundle, PendingPage};
+use clarify_core::{Cursor, ListError, PendingBundle, PendingPage, api};
 use serde::Serialize;
 
-use super::projection::{TaskView, task_view};
+use super::projection::task_view;
 use super::{Error, Lifecycle, Result};
 use crate::auth::{self, Caller};
 use crate::clock::{self, now_micros};
 use crate::db::clarification as repo;
-use crate::db::messages::{self, Message};
+use crate::db::messages;
 use crate::db::pending::{self, PendingQuery};
 use crate::db::tasks;
 
@@ -34,7 +34,7 @@ pub struct ConversationPage {
     /// The task.
     pub task_id: String,
     /// Its messages, oldest first, across its sessions.
-    pub messages: Vec<Message>,
+    pub messages: Vec<api::Message>,
     /// `messages.len()`.
     pub count: usize,
     /// The cursor for the next page; `""` when none.
@@ -104,7 +104,11 @@ impl Lifecycle {
     ///
     /// # Errors
     /// Database errors.
-    pub async fn list_tasks(&self, caller: &Caller, workspace_id: &str) -> Result<Vec<TaskView>> {
+    pub async fn list_tasks(
+        &self,
+        caller: &Caller,
+        workspace_id: &str,
+    ) -> Result<Vec<api::TaskView>> {
         let user = caller.person()?;
         let workspace_id = Some(workspace_id.trim()).filter(|w| !w.is_empty());
         let list = tasks::list_visible(self.db().pool(), user, workspace_id).await?;
@@ -156,7 +160,7 @@ impl Lifecycle {
         Ok(ConversationPage {
             task_id: task_id.to_owned(),
             count: messages.len(),
-            messages,
+            messages: messages.into_iter().map(Into::into).collect(),
             next_cursor,
         })
     }

@@ -24,7 +24,6 @@ mod wait;
 pub use ask::Created;
 pub use error::{Error, Result};
 pub use reconcile::{ORPHAN_AFTER, SWEEP_EVERY};
-pub use view::BundleView;
 pub use wait::WaitOutcome;
 
 use crate::auth::{self, Caller};

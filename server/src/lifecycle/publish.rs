@@ -1,6 +1,6 @@
 //! Browser events, published only once what they announce is durable.
 
-use clarify_core::{EventKind, pending_action};
+use clarify_core::{EventKind, api, pending_action};
 use serde_json::json;
 
 use super::{Lifecycle, Result};
@@ -37,9 +37,11 @@ impl Lifecycle {
             .map(|s| s.state);
         let pending_action = state.and_then(|state| pending_action(state, waiting));
         for message in list {
-            let mut payload = json!(message);
-            payload["pending_action"] = json!(pending_action);
-            self.events.publish(kind, payload);
+            let payload = api::MessageEvent {
+                message: message.clone().into(),
+                pending_action,
+            };
+            self.events.publish(kind, json!(payload));
         }
         Ok(())
     }

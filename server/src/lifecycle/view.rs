@@ -1,33 +1,14 @@
 //! One bundle as `GET /clarification/{id}` shows it.
 
+use clarify_core::api::BundleView;
 use clarify_core::listing::BundleIdentity;
 use clarify_core::status::SUPERSEDED;
-use clarify_core::{PendingBundle, Response, Status, winner};
-use serde::Serialize;
+use clarify_core::{PendingBundle, Status, winner};
 
 use super::{Lifecycle, Result};
 use crate::auth::Caller;
 use crate::clock::{self, now_micros};
 use crate::db::clarification::{self as repo, Bundle};
-
-/// A bundle as `GET /clarification/{id}` shows it.
-#[derive(Debug, Clone, Serialize)]
-pub struct BundleView {
-    /// The bundle as listed (L3/L4 shapes).
-    #[serde(flatten)]
-    pub bundle: PendingBundle,
-    /// `pending`, `answered`, `rejected`, `cancelled` or `expired`.
-    pub status: String,
-    /// Whether it can still be answered (D4).
-    pub active: bool,
-    /// Whether the agent stopped waiting (the answer will resume it).
-    pub agent_disconnected: bool,
-    /// Whether the agent is blocked on it right now (or polled moments ago):
-    /// an answer reaches it in its turn.
-    pub agent_waiting: bool,
-    /// The winner's response, `null` until resolved.
-    pub response: Option<Response>,
-}
 
 impl Lifecycle {
     /// The bundle as stored, for `GET /clarification/{id}`.

@@ -6,13 +6,12 @@ use rmcp::model::CallToolResult;
 use rmcp::{ErrorData as McpError, ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use super::{caller_of, result};
 use crate::AppState;
 use crate::lifecycle::Error;
 use crate::lifecycle::discovery::PendingArgs;
-use clarify_core::{AnswerInput, Submission};
+use clarify_core::{AnswerInput, Submission, api};
 
 /// Arguments of `list_pending_questions_kandev`.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
@@ -176,7 +175,7 @@ impl ExternalServer {
             .lifecycle
             .list_tasks(&caller, &args.workspace_id)
             .await;
-        Ok(result::from(outcome.map(|tasks| json!({"tasks": tasks}))))
+        Ok(result::from(outcome.map(|tasks| api::Tasks { tasks })))
     }
 
     #[tool(

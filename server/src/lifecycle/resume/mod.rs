@@ -12,27 +12,12 @@ mod command;
 pub mod network;
 mod webhook;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
+pub use clarify_core::api::ResumeTarget;
 pub use command::{AllowedCommands, COMMAND_TIMEOUT};
 pub use network::WebhookNetworks;
 pub use webhook::WEBHOOK_TIMEOUT;
-
-/// Where a session's agent is resumed, as given at session creation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged, deny_unknown_fields)]
-pub enum ResumeTarget {
-    /// POST the resume as JSON to this URL.
-    Webhook {
-        /// An `http://` or `https://` URL.
-        webhook_url: String,
-    },
-    /// Start this program with the prompt on its standard input.
-    Command {
-        /// Program and arguments.
-        command: Vec<String>,
-    },
-}
 
 /// What resume targets may do here, and the client webhooks go through.
 #[derive(Debug, Clone)]

@@ -1,0 +1,17 @@
+//! The wire: every request and response body of the REST API and the
+//! events of its WebSocket, as types that both serialize and deserialize.
+//! The server answers with them, and the overlay, `clarify ask` and the
+//! tests read them, so a field cannot drift between the two ends.
+//!
+//! Times are RFC 3339 strings, as they travel.
+
+mod requests;
+mod resources;
+mod views;
+
+pub use requests::{Ask, Login, NewSession, NewTask, NewWorkspace, ResumeTarget, SessionPatch};
+pub use resources::{
+    CreatedSession, Me, Message, Messages, Session, SessionView, Sessions, Task, TaskView, Tasks,
+    Turn, User, Workspace, Workspaces,
+};
+pub use views::{Acknowledged, Asked, BundleView, Event, LoggedIn, MessageEvent};

@@ -1,0 +1,89 @@
+//! Request bodies. Unknown keys are refused where a misspelling would
+//! silently change the meaning.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+
+use crate::create::NewBundle;
+
+/// `POST /workspaces`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewWorkspace {
+    /// Its name.
+    pub name: String,
+}
+
+/// `POST /tasks`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewTask {
+    /// Its workspace; none when absent or `""`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace_id: Option<String>,
+    /// What the task is.
+    pub title: String,
+    /// More about it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// Where a session's agent is resumed when an answer arrives after it
+/// stopped waiting (DESIGN.md "resume target").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged, deny_unknown_fields)]
+pub enum ResumeTarget {
+    /// POST the resume as JSON to this URL.
+    Webhook {
+        /// An `http://` or `https://` URL.
+        webhook_url: String,
+    },
+    /// Start this program (a full path the operator allowed) with the
+    /// prompt on its standard input.
+    Command {
+        /// Program and arguments.
+        command: Vec<String>,
+    },
+}
+
+/// `POST /tasks/{id}/sessions` (the body is optional).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewSession {
+    /// Where its agent is resumed, if anywhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume: Option<ResumeTarget>,
+}
+
+/// `PATCH /sessions/{id}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionPatch {
+    /// The new state (one of [`crate::SessionState`]'s spellings).
+    pub state: String,
+}
+
+/// `POST /clarification/request`: the agent asks (A6).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ask {
+    /// The session asking; the agent token's own session when empty.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub session_id: String,
+    /// The agent will poll `/wait` right away: count it as attached from
+    /// now, so an answer given before its first poll reaches it directly.
+    #[serde(default, skip_serializing_if = "core::ops::Not::not")]
+    pub attach: bool,
+    /// The questions.
+    #[serde(flatten)]
+    pub bundle: NewBundle,
+}
+
+/// `POST /auth/login`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Login {
+    /// A personal access token.
+    pub token: String,
+}

@@ -1,0 +1,187 @@
+//! The resources the API stores and lists: workspaces, tasks, sessions,
+//! turns, transcript messages, users.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::ResumeTarget;
+use crate::session::{PendingAction, SessionState};
+
+/// A workspace.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Workspace {
+    /// Its id.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// The user who created it; `""` when auth is off.
+    #[serde(default)]
+    pub owner_id: String,
+    /// When it was created.
+    pub created_at: String,
+}
+
+/// `GET /workspaces`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Workspaces {
+    /// The caller's visible workspaces.
+    pub workspaces: Vec<Workspace>,
+}
+
+/// A task.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Task {
+    /// Its id.
+    pub id: String,
+    /// Its workspace; `""` for none (D5).
+    #[serde(default)]
+    pub workspace_id: String,
+    /// What the task is.
+    pub title: String,
+    /// More about it.
+    #[serde(default)]
+    pub description: String,
+    /// When it was created.
+    pub created_at: String,
+    /// When it last changed.
+    pub updated_at: String,
+}
+
+/// A task with its pending actions; both keys always present, `null` when
+/// nothing waits (T1, T2).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskView {
+    /// The task.
+    #[serde(flatten)]
+    pub task: Task,
+    /// `clarification` when any input-capable session has an active bundle.
+    pub task_pending_action: Option<PendingAction>,
+    /// The same for the task's first (primary) session.
+    pub primary_session_pending_action: Option<PendingAction>,
+}
+
+/// `GET /tasks`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tasks {
+    /// The caller's visible tasks.
+    pub tasks: Vec<TaskView>,
+}
+
+/// An agent session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Session {
+    /// Its id.
+    pub id: String,
+    /// The task it works on.
+    pub task_id: String,
+    /// Its state.
+    pub state: SessionState,
+    /// When it was created.
+    pub created_at: String,
+    /// When it last changed.
+    pub updated_at: String,
+}
+
+/// A session as a task lists it, with its pending action (T1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionView {
+    /// The session.
+    #[serde(flatten)]
+    pub session: Session,
+    /// `clarification` while it waits on a person, else `null`.
+    pub pending_action: Option<PendingAction>,
+}
+
+/// `GET /tasks/{id}/sessions`, primary (oldest) first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sessions {
+    /// The task's sessions.
+    pub sessions: Vec<SessionView>,
+}
+
+/// `POST /tasks/{id}/sessions`: the session and its agent token, shown
+/// this once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreatedSession {
+    /// The session.
+    #[serde(flatten)]
+    pub session: Session,
+    /// The token its agent authenticates with.
+    pub agent_token: String,
+    /// Where its agent is resumed, if anywhere.
+    pub resume: Option<ResumeTarget>,
+}
+
+/// A turn: one stretch of agent work in a session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Turn {
+    /// Its id.
+    pub id: String,
+    /// Its session.
+    pub task_session_id: String,
+    /// When it started.
+    pub started_at: String,
+    /// When it completed; `null` while open.
+    pub completed_at: Option<String>,
+    /// When it was written.
+    pub created_at: String,
+}
+
+/// One transcript row. A clarification question's `metadata` is read with
+/// [`crate::ClarificationMetadata::from_json`], the server's own reader.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    /// Its id.
+    pub id: String,
+    /// Its session.
+    pub task_session_id: String,
+    /// Its task; may be `""` on legacy rows (M5).
+    #[serde(default)]
+    pub task_id: String,
+    /// The turn it was written in.
+    #[serde(default)]
+    pub turn_id: String,
+    /// `clarification_request`, …
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Text content.
+    #[serde(default)]
+    pub content: String,
+    /// Its metadata, as stored.
+    #[serde(default)]
+    pub metadata: Value,
+    /// When it was written.
+    pub created_at: String,
+    /// When it last changed.
+    pub updated_at: String,
+}
+
+/// `GET /sessions/{id}/messages`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Messages {
+    /// The transcript, oldest first.
+    pub messages: Vec<Message>,
+}
+
+/// A user (auth on).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct User {
+    /// Its id.
+    pub id: String,
+    /// Its unique name.
+    pub name: String,
+    /// When it was created.
+    pub created_at: String,
+}
+
+/// `GET /auth/me`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Me {
+    /// Whether the server requires an identity.
+    pub auth_enabled: bool,
+    /// Who the caller is; `null` when unknown or auth is off.
+    pub user: Option<User>,
+}

@@ -1,0 +1,90 @@
+//! Responses that are views rather than stored resources: a bundle as a
+//! reader sees it, acknowledgements, and live events.
+
+use alloc::string::String;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{Message, User};
+use crate::envelope::Response;
+use crate::event::EventKind;
+use crate::listing::PendingBundle;
+use crate::session::PendingAction;
+
+/// `GET /clarification/{id}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BundleView {
+    /// The bundle as listed (L3/L4 shapes).
+    #[serde(flatten)]
+    pub bundle: PendingBundle,
+    /// `pending`, `answered`, `rejected`, `cancelled`, `expired`, or
+    /// [`crate::status::SUPERSEDED`].
+    pub status: String,
+    /// Whether it can still be answered (D4): the server says so, the
+    /// browser never infers it.
+    pub active: bool,
+    /// Whether the agent stopped waiting (the answer will resume it).
+    pub agent_disconnected: bool,
+    /// Whether the agent is blocked on it right now (or polled moments ago).
+    pub agent_waiting: bool,
+    /// The winner's response, `null` until resolved.
+    pub response: Option<Response>,
+}
+
+/// `POST /clarification/request`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Asked {
+    /// The bundle's id (the same as `pending_id`).
+    pub id: String,
+    /// The bundle's id.
+    pub pending_id: String,
+    /// `false` when an identical active request already existed.
+    pub created: bool,
+}
+
+/// `POST /auth/login`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoggedIn {
+    /// Who logged in.
+    pub user: User,
+}
+
+/// What cancel, detach and logout answer.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Acknowledged {
+    /// Always `true`.
+    pub success: bool,
+    /// `cancelled` after a cancel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// `true` after a detach.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_disconnected: Option<bool>,
+}
+
+/// A message event's payload: the message and its session's pending action
+/// as it stands after the change.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MessageEvent {
+    /// The message.
+    #[serde(flatten)]
+    pub message: Message,
+    /// `clarification` while the session waits on a person (T1).
+    pub pending_action: Option<PendingAction>,
+}
+
+/// One frame of `GET /api/v1/ws`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    /// Always `notification`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// What it announces.
+    pub action: EventKind,
+    /// The changed object: a [`MessageEvent`] for message events,
+    /// `{task_id, session_id}` for task events.
+    pub payload: Value,
+    /// When it happened (RFC 3339).
+    pub timestamp: String,
+}
