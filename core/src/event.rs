@@ -15,6 +15,10 @@ pub enum EventKind {
     /// A task or one of its sessions changed (state, pending action).
     #[serde(rename = "task.updated")]
     TaskUpdated,
+    /// Events were missed (the socket dropped, or the reader fell behind):
+    /// whoever listens reloads what it shows.
+    #[serde(rename = "resync")]
+    Resync,
 }
 
 impl EventKind {
@@ -25,6 +29,7 @@ impl EventKind {
             Self::MessageAdded => "session.message.added",
             Self::MessageUpdated => "session.message.updated",
             Self::TaskUpdated => "task.updated",
+            Self::Resync => "resync",
         }
     }
 }
@@ -57,6 +62,7 @@ mod tests {
             EventKind::MessageAdded,
             EventKind::MessageUpdated,
             EventKind::TaskUpdated,
+            EventKind::Resync,
         ] {
             assert_eq!(serde_json::to_value(kind).unwrap(), kind.as_str());
         }

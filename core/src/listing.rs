@@ -31,6 +31,18 @@ pub struct ListedQuestion {
     pub options: Vec<QuestionOption>,
 }
 
+impl From<ListedQuestion> for crate::Question {
+    /// The question to answer, as a listing shows it (its status aside).
+    fn from(listed: ListedQuestion) -> Self {
+        Self {
+            question_id: listed.question_id,
+            title: listed.title,
+            prompt: listed.prompt,
+            options: listed.options,
+        }
+    }
+}
+
 /// One active bundle as listed (L3). Every key is always present (L4a).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PendingBundle {

@@ -200,3 +200,22 @@ fn no_server_file_exceeds_400_lines() {
         assert!(lines <= 400, "{} has {lines} lines", path.display());
     }
 }
+
+#[test]
+fn the_browser_declares_no_wire_type_of_its_own() {
+    let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("../web/src");
+    for (path, text) in sources(&web) {
+        // A draft kept in the tab's sessionStorage is the page's own state.
+        if path.ends_with("overlay/draft.rs") {
+            continue;
+        }
+        let derives_serde = code(&text)
+            .lines()
+            .any(|line| line.contains("derive(") && line.contains("Serialize"));
+        assert!(
+            !derives_serde,
+            "{} declares a (de)serialized type: the wire's types are clarify_core::api's",
+            path.display()
+        );
+    }
+}

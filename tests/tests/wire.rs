@@ -76,6 +76,16 @@ async fn every_response_body_round_trips_through_its_core_type() {
 
     let sessions = server.get(&format!("/tasks/{task_id}/sessions")).await.1;
     round_trips::<api::Sessions>("GET /tasks/{id}/sessions", &sessions);
+    let one = server
+        .get(&format!("/sessions/{}", session.session.id))
+        .await
+        .1;
+    let one: api::SessionView = round_trips("GET /sessions/{id}", &one);
+    assert_eq!(
+        one.active_pending_ids,
+        std::slice::from_ref(&pending),
+        "the server names the active bundle"
+    );
     let view = server.get(&format!("/clarification/{pending}")).await.1;
     let view: api::BundleView = round_trips("GET /clarification/{id}", &view);
     assert!(view.active);

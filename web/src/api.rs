@@ -1,11 +1,11 @@
 //! The REST client: every call sends credentials (W1) and maps the R10
-//! outcomes of a submit onto what the overlay must do next.
+//! outcomes of a submit onto what the overlay must do next. Every body is
+//! one of `clarify_core::api`'s types, the server's own.
 
-use clarify_core::{Question, Response, Status, Submission};
+use clarify_core::{RespondBody, Response, Status, Submission, api};
 use gloo_net::http::{Request, RequestBuilder};
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
+use serde_json::Value;
 use web_sys::RequestCredentials;
 
 const BASE: &str = "/api/v1";
@@ -30,67 +30,6 @@ impl ApiError {
             Self::Other(m) => m.clone(),
         }
     }
-}
-
-/// A task with its pending actions (T1/T2).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct Task {
-    pub id: String,
-    pub title: String,
-    #[serde(default)]
-    pub workspace_id: String,
-    #[serde(default)]
-    pub task_pending_action: Option<String>,
-}
-
-/// A workspace.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct Workspace {
-    pub id: String,
-    pub name: String,
-}
-
-/// A session as listed for a task.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct Session {
-    pub id: String,
-}
-
-/// One transcript row; `metadata` is kept raw and read with
-/// `clarify_core::ClarificationMetadata` so the browser reads it exactly as
-/// the server does.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct Message {
-    pub id: String,
-    #[serde(rename = "type")]
-    pub kind: String,
-    #[serde(default)]
-    pub content: String,
-    #[serde(default)]
-    pub metadata: Value,
-    #[serde(default)]
-    pub created_at: String,
-}
-
-/// A bundle as `GET /clarification/{id}` reports it.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct Bundle {
-    pub pending_id: String,
-    #[serde(default)]
-    pub context: String,
-    pub questions: Vec<Question>,
-    #[serde(default)]
-    pub active: bool,
-    #[serde(default)]
-    pub agent_disconnected: bool,
-}
-
-/// `GET /auth/me`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct Me {
-    pub auth_enabled: bool,
-    #[serde(default)]
-    pub user: Option<Value>,
 }
 
 /// What a submit ended in (R10 as W2/W3 read it).
@@ -151,7 +90,10 @@ async fn get<T: DeserializeOwned>(path: &str) -> Result<T, ApiError> {
         .map_err(|e| ApiError::Other(format!("Unexpected answer from the server ({e}).")))
 }
 
-async fn post(path: &str, body: &Value) -> Result<gloo_net::http::Response, ApiError> {
+async fn post(
+    path: &str,
+    body: &impl serde::Serialize,
+) -> Result<gloo_net::http::Response, ApiError> {
     with_credentials(Request::post(&format!("{BASE}{path}")))
         .json(body)
         .map_err(|e| ApiError::Other(e.to_string()))?
@@ -160,65 +102,58 @@ async fn post(path: &str, body: &Value) -> Result<gloo_net::http::Response, ApiE
         .map_err(|e| network(&e))
 }
 
-#[derive(Deserialize)]
-struct Tasks {
-    tasks: Vec<Task>,
-}
-#[derive(Deserialize)]
-struct Workspaces {
-    workspaces: Vec<Workspace>,
-}
-#[derive(Deserialize)]
-struct Sessions {
-    sessions: Vec<Session>,
-}
-#[derive(Deserialize)]
-struct Messages {
-    messages: Vec<Message>,
-}
-
 /// Every task the caller can see.
-pub async fn tasks() -> Result<Vec<Task>, ApiError> {
-    Ok(get::<Tasks>("/tasks").await?.tasks)
+pub async fn tasks() -> Result<Vec<api::TaskView>, ApiError> {
+    Ok(get::<api::Tasks>("/tasks").await?.tasks)
 }
 
 /// Every workspace the caller can see.
-pub async fn workspaces() -> Result<Vec<Workspace>, ApiError> {
-    Ok(get::<Workspaces>("/workspaces").await?.workspaces)
+pub async fn workspaces() -> Result<Vec<api::Workspace>, ApiError> {
+    Ok(get::<api::Workspaces>("/workspaces").await?.workspaces)
 }
 
 /// One task.
-pub async fn task(id: &str) -> Result<Task, ApiError> {
+pub async fn task(id: &str) -> Result<api::TaskView, ApiError> {
     get(&format!("/tasks/{id}")).await
 }
 
 /// The task's sessions, primary first.
-pub async fn sessions(task_id: &str) -> Result<Vec<Session>, ApiError> {
-    Ok(get::<Sessions>(&format!("/tasks/{task_id}/sessions"))
+pub async fn sessions(task_id: &str) -> Result<Vec<api::SessionView>, ApiError> {
+    Ok(get::<api::Sessions>(&format!("/tasks/{task_id}/sessions"))
         .await?
         .sessions)
 }
 
+/// One session, with its active bundles as the server counts them.
+pub async fn session(session_id: &str) -> Result<api::SessionView, ApiError> {
+    get(&format!("/sessions/{session_id}")).await
+}
+
 /// A session's transcript.
-pub async fn messages(session_id: &str) -> Result<Vec<Message>, ApiError> {
-    Ok(get::<Messages>(&format!("/sessions/{session_id}/messages"))
-        .await?
-        .messages)
+pub async fn messages(session_id: &str) -> Result<Vec<api::Message>, ApiError> {
+    Ok(
+        get::<api::Messages>(&format!("/sessions/{session_id}/messages"))
+            .await?
+            .messages,
+    )
 }
 
 /// One bundle, with the server's verdict on whether it is active.
-pub async fn bundle(pending_id: &str) -> Result<Bundle, ApiError> {
+pub async fn bundle(pending_id: &str) -> Result<api::BundleView, ApiError> {
     get(&format!("/clarification/{pending_id}")).await
 }
 
 /// The caller's identity and whether auth is on.
-pub async fn me() -> Result<Me, ApiError> {
+pub async fn me() -> Result<api::Me, ApiError> {
     get("/auth/me").await
 }
 
 /// Logs in with a token; the server sets the cookie.
 pub async fn login(token: &str) -> Result<(), ApiError> {
-    let response = post("/auth/login", &json!({ "token": token })).await?;
+    let body = api::Login {
+        token: token.to_owned(),
+    };
+    let response = post("/auth/login", &body).await?;
     if response.ok() {
         Ok(())
     } else {
@@ -231,44 +166,21 @@ pub async fn login(token: &str) -> Result<(), ApiError> {
 
 /// Logs out.
 pub async fn logout() -> Result<(), ApiError> {
-    post("/auth/logout", &json!({})).await.map(drop)
-}
-
-#[derive(Deserialize)]
-struct RespondBody {
-    #[serde(default)]
-    claimed: Option<bool>,
-    status: Status,
-    response: Response,
+    post("/auth/logout", &serde_json::Map::new())
+        .await
+        .map(drop)
 }
 
 /// Submits answers or a rejection and reads the body, because on a lost race
 /// only the body says what the transcript must show (W3).
 pub async fn respond(pending_id: &str, submission: &Submission) -> Result<SubmitOutcome, ApiError> {
-    let body = if submission.rejected {
-        json!({ "rejected": true, "reject_reason": submission.reject_reason })
-    } else {
-        let answers: Vec<Value> = submission
-            .answers
-            .iter()
-            .map(|a| {
-                json!({
-                    "question_id": a.question_id,
-                    "selected_options": a.selected_options,
-                    "custom_text": a.custom_text,
-                })
-            })
-            .collect();
-        json!({ "answers": answers })
-    };
-    let response = post(&format!("/clarification/{pending_id}/respond"), &body).await?;
+    let response = post(&format!("/clarification/{pending_id}/respond"), submission).await?;
     match response.status() {
         200 => {
             let body: RespondBody = response.json().await.map_err(|e| {
                 ApiError::Other(format!("Unexpected answer from the server ({e})."))
             })?;
-            // An older server omits `claimed`: treat it as ours (W3).
-            if body.claimed == Some(false) {
+            if !body.claimed {
                 Ok(SubmitOutcome::Lost(body.status, body.response))
             } else {
                 Ok(SubmitOutcome::Claimed(body.status, body.response))

@@ -5,14 +5,15 @@ use clarify_core::{ClarificationMetadata, Response, Status};
 use leptos::prelude::*;
 use serde_json::{Value, json};
 
-use crate::api::Message;
+use clarify_core::MessageKind;
+use clarify_core::api::Message;
 
 /// What a settled question shows: the chosen labels and text, or why none.
 /// `active` is the session's active bundle: a pending question of any other
 /// bundle was superseded and will never be answered.
 fn outcome(meta: &ClarificationMetadata, active: Option<&str>) -> (String, &'static str) {
-    match meta.status.as_str() {
-        "answered" => {
+    match meta.status.known() {
+        Some(Status::Answered) => {
             let Some(answer) = &meta.response else {
                 return ("Answered".into(), "answered");
             };
@@ -35,9 +36,9 @@ fn outcome(meta: &ClarificationMetadata, active: Option<&str>) -> (String, &'sta
                 (format!("Answered: {}", parts.join(", ")), "answered")
             }
         }
-        "rejected" => ("Skipped".into(), "rejected"),
-        "expired" => ("Timed out".into(), "expired"),
-        "cancelled" => ("Cancelled".into(), "cancelled"),
+        Some(Status::Rejected) => ("Skipped".into(), "rejected"),
+        Some(Status::Expired) => ("Timed out".into(), "expired"),
+        Some(Status::Cancelled) => ("Cancelled".into(), "cancelled"),
         _ if active == Some(meta.pending_id.as_str()) => {
             ("Waiting for your answer".into(), "pending")
         }
@@ -51,7 +52,9 @@ fn outcome(meta: &ClarificationMetadata, active: Option<&str>) -> (String, &'sta
 pub fn apply_winner(messages: &mut [Message], status: Status, response: &Response) {
     for message in messages.iter_mut() {
         let meta = ClarificationMetadata::from_json(&message.metadata);
-        if message.kind != "clarification_request" || meta.pending_id != response.pending_id {
+        if message.kind != MessageKind::ClarificationRequest.as_str()
+            || meta.pending_id != response.pending_id
+        {
             continue;
         }
         let answer = response
@@ -86,7 +89,7 @@ pub fn Transcript(
                     .get()
                     .into_iter()
                     .map(|m| {
-                        if m.kind == "clarification_request" {
+                        if m.kind == MessageKind::ClarificationRequest.as_str() {
                             let meta = ClarificationMetadata::from_json(&m.metadata);
                             let (text, status) = outcome(&meta, active.as_deref());
                             let prompt = if meta.question.prompt.is_empty() {

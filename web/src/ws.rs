@@ -2,30 +2,68 @@
 //!
 //! The socket is a convenience, never a requirement: every action the user
 //! takes is settled by its own HTTP answer, so a dead socket only delays
-//! what other people did.
+//! what other people did. After an outage a [`EventKind::Resync`] event
+//! tells listeners to reload, since whatever happened meanwhile was missed.
+//!
+//! The socket and its handlers are owned, not leaked: they are dropped on
+//! every reconnect and when the listening component goes away.
 
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 use std::time::Duration;
 
+use clarify_core::EventKind;
+use clarify_core::api::Event;
 use leptos::prelude::*;
-use serde_json::Value;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
 use web_sys::{MessageEvent, WebSocket};
 
-/// One notification: its action and payload.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Event {
-    pub action: String,
-    pub payload: Value,
+/// What a listener is told.
+type Handler = Rc<dyn Fn(Event)>;
+
+/// One open socket with the handlers it calls; dropping it closes both.
+struct Connection {
+    socket: WebSocket,
+    _on_message: Closure<dyn FnMut(MessageEvent)>,
+    _on_open: Closure<dyn FnMut()>,
+    _on_close: Closure<dyn FnMut()>,
 }
 
-/// The synthetic event delivered when the socket comes back after a drop:
-/// whatever happened meanwhile was missed, so listeners reload.
-pub const RECONNECTED: &str = "reconnected";
+impl Drop for Connection {
+    fn drop(&mut self) {
+        // Detach first, so the close below calls nothing being dropped.
+        self.socket.set_onmessage(None);
+        self.socket.set_onopen(None);
+        self.socket.set_onclose(None);
+        let _ = self.socket.close();
+    }
+}
 
-/// Connects and keeps reconnecting; `on_event` runs for every notification.
-pub fn listen(on_event: impl Fn(Event) + Clone + 'static) {
-    connect(on_event, 0, false);
+/// The listener's state, shared by its handlers and its reconnect timer.
+struct Listener {
+    handler: Handler,
+    current: RefCell<Option<Connection>>,
+    stopped: Cell<bool>,
+}
+
+/// Connects and keeps reconnecting until the calling component is cleaned
+/// up; `on_event` runs for every notification, and for a synthetic
+/// [`EventKind::Resync`] after the socket comes back from a drop.
+pub fn listen(on_event: impl Fn(Event) + 'static) {
+    let listener = Rc::new(Listener {
+        handler: Rc::new(on_event),
+        current: RefCell::new(None),
+        stopped: Cell::new(false),
+    });
+    connect(&listener, 0, false);
+    let owned = StoredValue::new_local(Some(listener));
+    on_cleanup(move || {
+        if let Some(listener) = owned.try_update_value(Option::take).flatten() {
+            listener.stopped.set(true);
+            listener.current.borrow_mut().take();
+        }
+    });
 }
 
 fn url() -> Option<String> {
@@ -38,60 +76,77 @@ fn url() -> Option<String> {
     Some(format!("{scheme}://{}/api/v1/ws", location.host().ok()?))
 }
 
-fn connect(on_event: impl Fn(Event) + Clone + 'static, attempt: u32, dropped: bool) {
-    let Some(url) = url() else { return };
-    let Ok(socket) = WebSocket::new(&url) else {
-        retry(on_event, attempt, dropped);
+fn resync() -> Event {
+    Event {
+        kind: "notification".to_owned(),
+        action: EventKind::Resync,
+        payload: serde_json::Value::Null,
+        timestamp: String::new(),
+    }
+}
+
+fn connect(listener: &Rc<Listener>, attempt: u32, dropped: bool) {
+    if listener.stopped.get() {
+        return;
+    }
+    let Some(socket) = url().and_then(|url| WebSocket::new(&url).ok()) else {
+        retry(listener, attempt, dropped);
         return;
     };
-    let handler = on_event.clone();
+    let handler = listener.handler.clone();
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
-        let Some(text) = ev.data().as_string() else {
-            return;
-        };
-        let Ok(value) = serde_json::from_str::<Value>(&text) else {
-            return;
-        };
-        let action = value
-            .get("action")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned();
-        let payload = value.get("payload").cloned().unwrap_or(Value::Null);
-        handler(Event { action, payload });
+        // A frame this version cannot read is skipped, never fatal.
+        if let Some(event) = ev
+            .data()
+            .as_string()
+            .and_then(|text| serde_json::from_str::<Event>(&text).ok())
+        {
+            handler(event);
+        }
     });
     socket.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-    on_message.forget();
 
     // A successful open resets the backoff.
-    let opened = std::rc::Rc::new(std::cell::Cell::new(false));
+    let opened = Rc::new(Cell::new(false));
     let flag = opened.clone();
-    let on_reopen = on_event.clone();
+    let handler = listener.handler.clone();
     let on_open = Closure::<dyn FnMut()>::new(move || {
         flag.set(true);
         if dropped {
-            on_reopen(Event {
-                action: RECONNECTED.to_owned(),
-                payload: Value::Null,
-            });
+            handler(resync());
         }
     });
     socket.set_onopen(Some(on_open.as_ref().unchecked_ref()));
-    on_open.forget();
 
+    let weak = Rc::downgrade(listener);
     let on_close = Closure::<dyn FnMut()>::new(move || {
-        let next = if opened.get() { 0 } else { attempt + 1 };
-        retry(on_event.clone(), next, true);
+        // Only schedules: this handler's own connection is replaced later,
+        // never dropped while it runs.
+        if let Some(listener) = weak.upgrade() {
+            let next = if opened.get() { 0 } else { attempt + 1 };
+            retry(&listener, next, true);
+        }
     });
     socket.set_onclose(Some(on_close.as_ref().unchecked_ref()));
-    on_close.forget();
+
+    *listener.current.borrow_mut() = Some(Connection {
+        socket,
+        _on_message: on_message,
+        _on_open: on_open,
+        _on_close: on_close,
+    });
 }
 
-fn retry(on_event: impl Fn(Event) + Clone + 'static, attempt: u32, dropped: bool) {
+fn retry(listener: &Rc<Listener>, attempt: u32, dropped: bool) {
     // 0.5 s doubling up to 30 s: quick after a blip, gentle during an outage.
     let delay = 500u64.saturating_mul(1 << attempt.min(6)).min(30_000);
+    let weak = Rc::downgrade(listener);
     set_timeout(
-        move || connect(on_event, attempt, dropped),
+        move || {
+            if let Some(listener) = weak.upgrade() {
+                connect(&listener, attempt, dropped);
+            }
+        },
         Duration::from_millis(delay),
     );
 }

@@ -85,14 +85,19 @@ pub struct Session {
     pub updated_at: String,
 }
 
-/// A session as a task lists it, with its pending action (T1).
+/// A session with what it waits on (`GET /sessions/{id}`, and as a task
+/// lists it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionView {
     /// The session.
     #[serde(flatten)]
     pub session: Session,
-    /// `clarification` while it waits on a person, else `null`.
+    /// `clarification` while it waits on a person, else `null` (T1).
     pub pending_action: Option<PendingAction>,
+    /// Its active bundles (D4), oldest first: the server's word on what can
+    /// be answered, which the overlay never infers from the transcript.
+    #[serde(default)]
+    pub active_pending_ids: Vec<String>,
 }
 
 /// `GET /tasks/{id}/sessions`, primary (oldest) first.

@@ -3,7 +3,7 @@
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
-use clarify_core::{SessionState, api, pending_action};
+use clarify_core::{SessionState, api};
 use serde::Deserialize;
 
 use super::error::{Error, Result};
@@ -150,24 +150,31 @@ pub async fn get_task(
 }
 
 /// A task's sessions, primary (oldest) first, each with its pending action
-/// (`"clarification"` while it has an active bundle, else `null`).
+/// and active bundles.
 pub async fn list_sessions(
     State(state): State<AppState>,
     caller: Caller,
     Path(task_id): Path<String>,
 ) -> Result<impl IntoResponse> {
     visible_task(&state, &caller, &task_id).await?;
-    let with_active =
-        crate::db::clarification::sessions_with_active(state.db().pool(), &task_id).await?;
     let list = sessions::for_task(state.db().pool(), &task_id).await?;
-    let sessions = list
-        .into_iter()
-        .map(|session| api::SessionView {
-            pending_action: pending_action(session.state, with_active.contains(&session.id)),
-            session: session.into(),
-        })
-        .collect();
-    Ok(axum::Json(api::Sessions { sessions }))
+    let mut views = Vec::with_capacity(list.len());
+    for session in list {
+        views.push(projection::session_view(state.db(), session).await?);
+    }
+    Ok(axum::Json(api::Sessions { sessions: views }))
+}
+
+/// One session, with its pending action and active bundles.
+pub async fn get_session(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<impl IntoResponse> {
+    let session = visible_session(&state, &caller, &id).await?;
+    Ok(axum::Json(
+        projection::session_view(state.db(), session).await?,
+    ))
 }
 
 /// Creates a session and returns its agent token, once.

@@ -11,7 +11,7 @@ pub mod security_headers;
 mod ws;
 
 use axum::Router;
-use axum::routing::{get, patch, post};
+use axum::routing::{get, post};
 
 use crate::AppState;
 
@@ -45,7 +45,10 @@ fn protected() -> Router<AppState> {
             "/tasks/{id}/sessions",
             post(management::create_session).get(management::list_sessions),
         )
-        .route("/sessions/{id}", patch(management::patch_session))
+        .route(
+            "/sessions/{id}",
+            get(management::get_session).patch(management::patch_session),
+        )
         .route("/sessions/{id}/turns", post(management::start_turn))
         .route(
             "/sessions/{id}/turns/{turn_id}/complete",

@@ -1,5 +1,5 @@
-//! The pending-action projection of tasks (T1, T2), shared by the REST task
-//! routes and `list_tasks_kandev`.
+//! The pending-action projection of tasks and sessions (T1, T2), shared by
+//! the REST routes and `list_tasks_kandev`.
 
 use clarify_core::{api, pending_action};
 
@@ -18,5 +18,18 @@ pub async fn task_view(db: &Db, task: tasks::Task) -> sqlx::Result<api::TaskView
         task_pending_action: sessions.iter().find_map(pending),
         primary_session_pending_action: sessions.first().and_then(pending),
         task: task.into(),
+    })
+}
+
+/// Projects `session`: its pending action (T1) and its active bundles (D4).
+///
+/// # Errors
+/// Database errors.
+pub async fn session_view(db: &Db, session: sessions::Session) -> sqlx::Result<api::SessionView> {
+    let active_pending_ids = repo::active_in_session(db.pool(), &session.id).await?;
+    Ok(api::SessionView {
+        pending_action: pending_action(session.state, !active_pending_ids.is_empty()),
+        active_pending_ids,
+        session: session.into(),
     })
 }

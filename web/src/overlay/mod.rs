@@ -7,7 +7,10 @@ mod draft;
 use std::collections::HashMap;
 use std::time::Duration;
 
-use clarify_core::{MAX_TEXT_RUNES, Question, Submission, rune_count, validate_submission};
+use clarify_core::api::BundleView;
+use clarify_core::{
+    MAX_TEXT_RUNES, PendingBundle, Question, Submission, rune_count, validate_submission,
+};
 use leptos::html;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -15,7 +18,7 @@ use wasm_bindgen::JsCast;
 
 pub use draft::Draft;
 
-use crate::api::{self, Bundle, SubmitOutcome};
+use crate::api::{self, SubmitOutcome};
 
 /// A change to one bundle's draft.
 type Edit = Box<dyn FnOnce(&mut Draft) + Send + Sync>;
@@ -25,14 +28,19 @@ pub type Drafts = RwSignal<HashMap<String, Draft>>;
 
 /// The overlay for `bundle`; `on_done` hears how a submit ended.
 #[component]
-pub fn Overlay(bundle: Bundle, drafts: Drafts, on_done: Callback<SubmitOutcome>) -> impl IntoView {
-    let Bundle {
+pub fn Overlay(
+    bundle: BundleView,
+    drafts: Drafts,
+    on_done: Callback<SubmitOutcome>,
+) -> impl IntoView {
+    let detached = bundle.agent_disconnected;
+    let PendingBundle {
         pending_id: pid,
         context,
         questions,
-        agent_disconnected: detached,
         ..
-    } = bundle;
+    } = bundle.bundle;
+    let questions: Vec<Question> = questions.into_iter().map(Into::into).collect();
     let count = questions.len();
     drafts.update(|m| {
         m.entry(pid.clone())

@@ -4,37 +4,30 @@
 
 use std::collections::HashMap;
 
-use clarify_core::ClarificationMetadata;
+use clarify_core::EventKind;
+use clarify_core::api::{BundleView, Message};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::Value;
 
-use crate::api::{self, Bundle, Message, SubmitOutcome};
+use crate::api::{self, SubmitOutcome};
 use crate::overlay::Overlay;
 use crate::transcript::{Transcript, apply_winner};
 use crate::ws;
 
-/// The newest bundle named in the transcript, if any.
-fn newest_pending_id(messages: &[Message]) -> Option<String> {
-    messages
-        .iter()
-        .rev()
-        .filter(|m| m.kind == "clarification_request")
-        .map(|m| ClarificationMetadata::from_json(&m.metadata).pending_id)
-        .find(|p| !p.is_empty())
-}
-
-/// The session's active bundle, asked of the server.
-async fn active_bundle(messages: &[Message]) -> Option<Bundle> {
-    let pid = newest_pending_id(messages)?;
-    api::bundle(&pid).await.ok().filter(|b| b.active)
+/// The session's active bundle, as the server counts them (D4): the newest
+/// of its active bundles. The transcript is never read to guess it.
+async fn active_bundle(session_id: &str) -> Option<BundleView> {
+    let session = api::session(session_id).await.ok()?;
+    let newest = session.active_pending_ids.last()?;
+    api::bundle(newest).await.ok().filter(|b| b.active)
 }
 
 /// One session.
 #[component]
 pub fn SessionPage(session_id: String) -> impl IntoView {
     let messages = RwSignal::new(Vec::<Message>::new());
-    let bundle = RwSignal::new(None::<Bundle>);
+    let bundle = RwSignal::new(None::<BundleView>);
     let drafts = RwSignal::new(HashMap::new());
     let notice = RwSignal::new(None::<(&'static str, &'static str)>);
     let load_error = RwSignal::new(None::<String>);
@@ -50,7 +43,7 @@ pub fn SessionPage(session_id: String) -> impl IntoView {
         spawn_local(async move {
             let result = api::messages(&sid).await;
             let active = match &result {
-                Ok(list) => active_bundle(list).await,
+                Ok(_) => active_bundle(&sid).await,
                 Err(_) => None,
             };
             if generation.get_value() != mine {
@@ -78,7 +71,7 @@ pub fn SessionPage(session_id: String) -> impl IntoView {
             .or_else(|| event.payload.get("session_id"))
             .and_then(Value::as_str)
             .is_some_and(|s| id.with_value(|id| id == s));
-        if ours || event.action == ws::RECONNECTED {
+        if ours || event.action == EventKind::Resync {
             load();
         }
     });
@@ -129,7 +122,7 @@ pub fn SessionPage(session_id: String) -> impl IntoView {
         }}
         <Transcript
             messages=messages
-            active=Signal::derive(move || bundle.with(|b| b.as_ref().map(|b| b.pending_id.clone())))
+            active=Signal::derive(move || bundle.with(|b| b.as_ref().map(|b| b.bundle.pending_id.clone())))
         />
         {move || {
             bundle
@@ -145,14 +138,11 @@ pub fn SessionPage(session_id: String) -> impl IntoView {
 /// primary (first) session.
 async fn pick_session(task_id: &str) -> Result<Option<String>, api::ApiError> {
     let sessions = api::sessions(task_id).await?;
-    for s in &sessions {
-        if let Ok(list) = api::messages(&s.id).await
-            && active_bundle(&list).await.is_some()
-        {
-            return Ok(Some(s.id.clone()));
-        }
-    }
-    Ok(sessions.first().map(|s| s.id.clone()))
+    let owner = sessions
+        .iter()
+        .find(|s| !s.active_pending_ids.is_empty())
+        .or_else(|| sessions.first());
+    Ok(owner.map(|s| s.session.id.clone()))
 }
 
 /// `/t/{task_id}`.
@@ -162,7 +152,7 @@ pub fn TaskPage(task_id: String) -> impl IntoView {
     let chosen = RwSignal::new(None::<Result<Option<String>, String>>);
     spawn_local(async move {
         if let Ok(task) = api::task(&task_id).await {
-            title.set(task.title);
+            title.set(task.task.title);
         }
         let picked = pick_session(&task_id).await.map_err(|e| match e {
             api::ApiError::NotFound => "This task's sessions cannot be listed.".to_owned(),

@@ -4,13 +4,16 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::api::{self, Task, Workspace};
+use clarify_core::PendingAction;
+use clarify_core::api::{TaskView, Workspace};
+
+use crate::api;
 use crate::ws;
 
 /// The task list.
 #[component]
 pub fn TasksPage() -> impl IntoView {
-    let tasks = RwSignal::new(Vec::<Task>::new());
+    let tasks = RwSignal::new(Vec::<TaskView>::new());
     let workspaces = RwSignal::new(Vec::<Workspace>::new());
     let error = RwSignal::new(None::<String>);
     let load = move || {
@@ -28,14 +31,8 @@ pub fn TasksPage() -> impl IntoView {
         });
     };
     load();
-    ws::listen(move |event| {
-        if event.action.starts_with("task.")
-            || event.action.starts_with("session.message")
-            || event.action == ws::RECONNECTED
-        {
-            load();
-        }
-    });
+    // Every kind of event can change a task's waiting indicator.
+    ws::listen(move |_| load());
 
     // Workspaces in the server's order, then tasks without one.
     let groups = move || {
@@ -49,9 +46,9 @@ pub fn TasksPage() -> impl IntoView {
         names
             .into_iter()
             .map(|(id, name)| {
-                let list: Vec<Task> = all
+                let list: Vec<TaskView> = all
                     .iter()
-                    .filter(|t| t.workspace_id == id)
+                    .filter(|t| t.task.workspace_id == id)
                     .cloned()
                     .collect();
                 (name, list)
@@ -77,11 +74,11 @@ pub fn TasksPage() -> impl IntoView {
                                 {list
                                     .into_iter()
                                     .map(|t| {
-                                        let waiting = t.task_pending_action.as_deref()
-                                            == Some("clarification");
+                                        let waiting = t.task_pending_action
+                                            == Some(PendingAction::Clarification);
                                         view! {
                                             <li data-testid="task-item">
-                                                <a href=format!("/t/{}", t.id)>{t.title}</a>
+                                                <a href=format!("/t/{}", t.task.id)>{t.task.title}</a>
                                                 {waiting
                                                     .then(|| {
                                                         view! {

@@ -170,7 +170,7 @@ pub async fn is_active(db: impl AnyExecutor<'_>, pending_id: &str) -> sqlx::Resu
     Ok(found.is_some())
 }
 
-/// The pending ids of a session's active bundles, each once.
+/// The pending ids of a session's active bundles, each once, oldest first.
 ///
 /// # Errors
 /// Database errors.
@@ -178,15 +178,15 @@ pub async fn active_in_session(
     db: impl AnyExecutor<'_>,
     session_id: &str,
 ) -> sqlx::Result<Vec<String>> {
-    let rows: Vec<(String,)> = sqlx::query_as(crate::db::sql(format!(
-        "SELECT DISTINCT m.pending_id FROM task_session_messages m \
-         WHERE m.task_session_id = $1 AND {}",
+    let rows: Vec<(String, i64)> = sqlx::query_as(crate::db::sql(format!(
+        "SELECT m.pending_id, MIN(m.created_at) FROM task_session_messages m \
+         WHERE m.task_session_id = $1 AND {} GROUP BY m.pending_id ORDER BY 2, 1",
         active("m")
     )))
     .bind(session_id)
     .fetch_all(db)
     .await?;
-    Ok(rows.into_iter().map(|(p,)| p).collect())
+    Ok(rows.into_iter().map(|(p, _)| p).collect())
 }
 
 /// Which of the given sessions have an active bundle (the pending-action
