@@ -77,5 +77,5 @@ pub use runes::{MAX_TEXT_RUNES, exceeds_text_limit, rune_count};
 pub use session::{PendingAction, SessionState, pending_action};
 pub use status::{BundleStatus, Status};
 pub use stored::{ClarificationMetadata, StoredMessage, Winner, sort_d2, winner};
-pub use submission::{AnswerInput, Submission};
+pub use submission::{AnswerInput, ConflictingReasons, Submission};
 pub use validate::{Outcome, SubmissionError, validate_submission};

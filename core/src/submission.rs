@@ -12,7 +12,7 @@ use crate::serde_util::null_as_default;
 /// Unknown keys are refused: a misspelt `answer` silently ignored would turn
 /// an answer into a count-mismatch error at best and lose it at worst.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(try_from = "Received")]
 pub struct Submission {
     /// One entry per question (N6); empty on a rejection.
     #[serde(
@@ -26,14 +26,42 @@ pub struct Submission {
         skip_serializing_if = "core::ops::Not::not"
     )]
     pub rejected: bool,
-    /// Why; at most 2000 runes (N8b). MCP callers name it `reason` (N1).
-    #[serde(
-        alias = "reason",
-        deserialize_with = "null_as_default",
-        skip_serializing_if = "String::is_empty"
-    )]
+    /// Why; at most 2000 runes (N8b). It may be sent as `reason` too (N1).
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub reject_reason: String,
 }
+
+/// A submission as it arrives, with the reason under either of its names.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct Received {
+    #[serde(deserialize_with = "null_as_default")]
+    answers: Vec<AnswerInput>,
+    #[serde(deserialize_with = "null_as_default")]
+    rejected: bool,
+    #[serde(deserialize_with = "null_as_default")]
+    reject_reason: String,
+    #[serde(deserialize_with = "null_as_default")]
+    reason: String,
+}
+
+impl TryFrom<Received> for Submission {
+    type Error = ConflictingReasons;
+
+    fn try_from(received: Received) -> Result<Self, Self::Error> {
+        Self::from_parts(
+            received.answers,
+            received.rejected,
+            &received.reason,
+            &received.reject_reason,
+        )
+    }
+}
+
+/// `reason` and `reject_reason` both given, and different.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("reason: give reason or reject_reason, not two different ones")]
+pub struct ConflictingReasons;
 
 /// One answer entry as received.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,6 +79,30 @@ pub struct AnswerInput {
 }
 
 impl Submission {
+    /// A submission from its parts, the reason given as `reason` or
+    /// `reject_reason` (the same field under its MCP and REST names, N1):
+    /// the one constructor REST bodies and MCP arguments both go through.
+    ///
+    /// # Errors
+    /// [`ConflictingReasons`] when both names carry different texts.
+    pub fn from_parts(
+        answers: Vec<AnswerInput>,
+        rejected: bool,
+        reason: &str,
+        reject_reason: &str,
+    ) -> Result<Self, ConflictingReasons> {
+        let reject_reason = match (reason, reject_reason) {
+            (a, b) if !a.is_empty() && !b.is_empty() && a != b => return Err(ConflictingReasons),
+            ("", b) => b,
+            (a, _) => a,
+        };
+        Ok(Self {
+            answers,
+            rejected,
+            reject_reason: String::from(reject_reason),
+        })
+    }
+
     /// A submission answering with `answers`.
     #[must_use]
     pub fn answers(answers: Vec<AnswerInput>) -> Self {
@@ -68,5 +120,27 @@ impl Submission {
             reject_reason: String::from(reason),
             ..Self::default()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_names_of_the_reason_read_alike_and_may_not_disagree() {
+        let read = |json: &str| serde_json::from_str::<Submission>(json);
+        let by_rest = read(r#"{"rejected": true, "reject_reason": "later"}"#).unwrap();
+        let by_mcp = read(r#"{"rejected": true, "reason": "later"}"#).unwrap();
+        assert_eq!(by_rest, by_mcp);
+        assert_eq!(by_rest.reject_reason, "later");
+        let both = read(r#"{"rejected": true, "reason": "later", "reject_reason": "later"}"#);
+        assert_eq!(both.unwrap(), by_rest);
+        let error = read(r#"{"rejected": true, "reason": "a", "reject_reason": "b"}"#).unwrap_err();
+        assert!(error.to_string().starts_with("reason:"), "{error}");
+        assert!(
+            read(r#"{"answer": []}"#).is_err(),
+            "unknown keys are refused"
+        );
     }
 }

@@ -514,3 +514,26 @@ async fn a_nul_character_is_a_clear_400_naming_the_field_on_either_backend() {
     assert_eq!(view["status"], "pending", "nothing changed");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn n1_reason_and_reject_reason_are_one_field_over_rest_as_over_mcp() {
+    let server = TestServer::start().await;
+    let (_, session, token) = server.session(None).await;
+    let pending = server.ask(&session, &token, two_questions()).await;
+    let both = json!({"rejected": true, "reason": "a", "reject_reason": "b"});
+    let (status, body) = server.respond(&pending, &both).await;
+    assert_eq!(status, 422, "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("reason:"),
+        "{body}"
+    );
+    let (_, view) = server.get(&format!("/clarification/{pending}")).await;
+    assert_eq!(view["active"], true, "nothing changed");
+
+    let (status, body) = server
+        .respond(&pending, &json!({"rejected": true, "reason": "later"}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["response"]["reject_reason"], "later");
+    server.stop().await;
+}

@@ -85,3 +85,45 @@ pub async fn identify(db: &Db, headers: &HeaderMap, auth: bool) -> sqlx::Result<
     }
     Ok(None)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(*name, value.parse().unwrap());
+        }
+        map
+    }
+
+    #[test]
+    fn the_bearer_scheme_is_case_insensitive_and_others_are_not_bearers() {
+        assert_eq!(
+            bearer(&headers(&[("authorization", "Bearer clk_pat_x")])),
+            Some("clk_pat_x")
+        );
+        assert_eq!(
+            bearer(&headers(&[("authorization", "bearer  clk_pat_x ")])),
+            Some("clk_pat_x")
+        );
+        assert_eq!(
+            bearer(&headers(&[("authorization", "Basic dXNlcg==")])),
+            None
+        );
+        assert_eq!(bearer(&headers(&[("authorization", "Bearer")])), None);
+        assert_eq!(bearer(&headers(&[])), None);
+    }
+
+    #[test]
+    fn the_session_cookie_is_found_among_others_and_headers() {
+        let many = headers(&[
+            ("cookie", "theme=dark; clarify_session=clk_web_1"),
+            ("cookie", "other=2"),
+        ]);
+        assert_eq!(session_cookie(&many), Some("clk_web_1"));
+        let lookalike = headers(&[("cookie", "xclarify_session=no; clarify_sessions=no")]);
+        assert_eq!(session_cookie(&lookalike), None);
+    }
+}

@@ -108,3 +108,33 @@ pub async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<imp
         user: user.map(Into::into),
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn secure(pairs: &[(&'static str, &str)]) -> &'static str {
+        let mut headers = HeaderMap::new();
+        for (name, value) in pairs {
+            headers.insert(*name, value.parse().unwrap());
+        }
+        secure_attribute(&headers)
+    }
+
+    #[test]
+    fn the_cookie_is_secure_exactly_when_the_browser_came_over_https() {
+        assert_eq!(secure(&[]), "");
+        assert_eq!(secure(&[("x-forwarded-proto", "http")]), "");
+        assert_eq!(secure(&[("x-forwarded-proto", "HTTPS")]), "; Secure");
+        assert_eq!(secure(&[("x-forwarded-proto", "https, http")]), "; Secure");
+        assert_eq!(
+            secure(&[("forwarded", "for=1.2.3.4;proto=https")]),
+            "; Secure"
+        );
+        assert_eq!(
+            secure(&[("origin", "https://clarify.example.com")]),
+            "; Secure"
+        );
+        assert_eq!(secure(&[("origin", "http://127.0.0.1:7420")]), "");
+    }
+}

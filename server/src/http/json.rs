@@ -129,3 +129,46 @@ fn rejection_error(rejection: &JsonRejection) -> Error {
         _ => Error::BadRequest("invalid request body".to_owned()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn typed(value: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::CONTENT_TYPE, value.parse().unwrap());
+        headers
+    }
+
+    #[test]
+    fn json_and_json_suffixed_types_are_json_and_nothing_else_is() {
+        for json in [
+            "application/json",
+            "application/json; charset=utf-8",
+            "Application/JSON",
+            "application/merge-patch+json",
+        ] {
+            assert!(is_json(&typed(json)), "{json}");
+        }
+        for other in [
+            "text/plain",
+            "application/x-www-form-urlencoded",
+            "multipart/form-data",
+            "application/jsonx",
+        ] {
+            assert!(!is_json(&typed(other)), "{other}");
+        }
+        assert!(!is_json(&HeaderMap::new()), "no type at all");
+    }
+
+    #[test]
+    fn a_nul_is_found_with_its_path() {
+        let value: Value =
+            serde_json::from_str(r#"{"answers": [{"custom_text": "a\u0000"}]}"#).unwrap();
+        assert_eq!(
+            nul_field(&value, "").as_deref(),
+            Some("answers[0].custom_text")
+        );
+        assert_eq!(nul_field(&serde_json::json!({"ok": "fine"}), ""), None);
+    }
+}

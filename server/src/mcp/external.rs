@@ -129,28 +129,18 @@ impl ExternalServer {
         let caller = caller_of(&parts);
         let outcome = async {
             required("pending_id", &args.pending_id)?;
-            let reason = match (args.reason.as_str(), args.reject_reason.as_str()) {
-                (a, b) if !a.is_empty() && !b.is_empty() && a != b => {
-                    return Err(Error::Invalid(
-                        "reason: give reason or reject_reason, not two different ones".into(),
-                    ));
-                }
-                ("", b) => b.to_owned(),
-                (a, _) => a.to_owned(),
-            };
-            let submission = Submission {
-                answers: args
-                    .answers
-                    .into_iter()
-                    .map(|a| AnswerInput {
-                        question_id: a.question_id,
-                        selected_options: a.selected_options,
-                        custom_text: a.custom_text,
-                    })
-                    .collect(),
-                rejected: args.rejected,
-                reject_reason: reason,
-            };
+            let answers = args
+                .answers
+                .into_iter()
+                .map(|a| AnswerInput {
+                    question_id: a.question_id,
+                    selected_options: a.selected_options,
+                    custom_text: a.custom_text,
+                })
+                .collect();
+            let submission =
+                Submission::from_parts(answers, args.rejected, &args.reason, &args.reject_reason)
+                    .map_err(|e| Error::Invalid(e.to_string()))?;
             // The same ResolveBundle as the REST endpoint (N2).
             self.state
                 .lifecycle

@@ -189,3 +189,26 @@ pub async fn mark_resume_attempted(
     })
     .await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Guard;
+
+    #[test]
+    fn a_guard_admits_only_the_rows_its_delivery_may_touch() {
+        assert!(
+            Guard::Any.admits(5),
+            "a process just started owns every claim"
+        );
+        assert!(
+            Guard::UntouchedBefore(10).admits(9),
+            "abandoned long enough"
+        );
+        assert!(
+            !Guard::UntouchedBefore(10).admits(10),
+            "touched at the cutoff"
+        );
+        assert!(Guard::Claim(7).admits(7), "this delivery's own claim");
+        assert!(!Guard::Claim(7).admits(8), "a claim taken back and re-made");
+    }
+}

@@ -1,0 +1,24 @@
+//! A browser's live event stream on a test server.
+
+use serde_json::Value;
+
+/// A browser's live event stream (`/api/v1/ws`) on one server.
+pub type EventSocket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// The next event with `action` on `socket`, skipping others.
+///
+/// # Panics
+/// When the socket closes first.
+pub async fn next_event(socket: &mut EventSocket, action: &str) -> Value {
+    use futures_util::StreamExt as _;
+    loop {
+        let frame = socket.next().await.expect("socket open").expect("frame");
+        if let tokio_tungstenite::tungstenite::Message::Text(text) = frame {
+            let event: Value = serde_json::from_str(&text).expect("JSON event");
+            if event["action"] == action {
+                return event;
+            }
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! MCP clients (the official Rust SDK, rmcp) against a test server.
+
+use std::sync::Arc;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, ProgressNotificationParam};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ClientHandler, RoleClient, ServiceExt as _};
+use serde_json::Value;
+
+use crate::server::TestServer;
+
+/// A client handler that counts progress notifications.
+#[derive(Debug, Clone)]
+pub struct Recorder {
+    progress: Arc<tokio::sync::watch::Sender<usize>>,
+}
+
+impl Default for Recorder {
+    fn default() -> Self {
+        Self {
+            progress: Arc::new(tokio::sync::watch::channel(0).0),
+        }
+    }
+}
+
+impl Recorder {
+    /// Watches the number of progress notifications received.
+    #[must_use]
+    pub fn progress_count(&self) -> tokio::sync::watch::Receiver<usize> {
+        self.progress.subscribe()
+    }
+}
+
+impl ClientHandler for Recorder {
+    async fn on_progress(
+        &self,
+        _params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.send_modify(|n| *n += 1);
+    }
+}
+
+/// A connected client.
+pub type Client = RunningService<RoleClient, Recorder>;
+
+/// Connects to `path` (`/mcp` or `/mcp/agent`) with `token`, if any.
+///
+/// # Panics
+/// When the handshake fails.
+pub async fn connect(server: &TestServer, path: &str, token: Option<&str>) -> Client {
+    connect_url(&server.url(path), token).await
+}
+
+/// Connects to the MCP endpoint at `url` with `token`, if any.
+///
+/// # Panics
+/// When the handshake fails.
+pub async fn connect_url(url: &str, token: Option<&str>) -> Client {
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_owned());
+    if let Some(token) = token {
+        config = config.auth_header(token);
+    }
+    let transport = StreamableHttpClientTransport::from_config(config);
+    Recorder::default()
+        .serve(transport)
+        .await
+        .expect("MCP handshake")
+}
+
+/// Calls `tool` with `args` (a JSON object).
+///
+/// # Panics
+/// On a protocol error.
+pub async fn call(client: &Client, tool: &str, args: &Value) -> CallToolResult {
+    let arguments = args.as_object().expect("an object").clone();
+    client
+        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments))
+        .await
+        .expect("tool call")
+}
+
+/// The structured content of a successful result.
+///
+/// # Panics
+/// When the result is an error.
+#[must_use]
+pub fn ok(result: &CallToolResult) -> Value {
+    assert_ne!(
+        result.is_error,
+        Some(true),
+        "tool error: {:?}",
+        result.content
+    );
+    result
+        .structured_content
+        .clone()
+        .expect("structured content")
+}
+
+/// The text of an error result.
+///
+/// # Panics
+/// When the result is not an error.
+#[must_use]
+pub fn err(result: &CallToolResult) -> String {
+    assert_eq!(result.is_error, Some(true), "expected an error: {result:?}");
+    serde_json::to_value(&result.content).unwrap()[0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The `pending_id`s on a page of `list_pending_questions_kandev`, in
+/// order.
+///
+/// # Panics
+/// When the page has no list of bundles with ids.
+#[must_use]
+pub fn pending_ids(page: &Value) -> Vec<String> {
+    page["bundles"]
+        .as_array()
+        .expect("bundles is a list")
+        .iter()
+        .map(|b| b["pending_id"].as_str().expect("pending_id").to_owned())
+        .collect()
+}

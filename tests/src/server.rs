@@ -1,0 +1,256 @@
+//! [`TestServer`]: a real server bound to 127.0.0.1:0 in this process, with
+//! a database of its own and a shutdown channel; replicas of it.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use crate::client::Api;
+use crate::database::TestDatabase;
+use crate::events::EventSocket;
+use crate::receiver::Receiver;
+
+/// A running server. Dropping it shuts the server down.
+#[derive(Debug)]
+pub struct TestServer {
+    addr: SocketAddr,
+    shutdown: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<std::io::Result<()>>>,
+    client: reqwest::Client,
+    database: Arc<TestDatabase>,
+    config: clarify_server::Config,
+    db: clarify_server::db::Db,
+}
+
+impl TestServer {
+    /// A server with auth off. Binds 127.0.0.1:0 first, so the server is
+    /// reachable the moment this returns: no sleeping, no polling.
+    ///
+    /// # Panics
+    /// When the database or the listener cannot be opened.
+    pub async fn start() -> Self {
+        Self::start_with(clarify_server::Config::default()).await
+    }
+
+    /// A server started with `config` (auth on, a CORS origin, …).
+    ///
+    /// # Panics
+    /// When the database or the listener cannot be opened.
+    pub async fn start_with(config: clarify_server::Config) -> Self {
+        Self::start_on(Arc::new(TestDatabase::create().await), config).await
+    }
+
+    /// Another replica on this server's database, started as this one was:
+    /// what several `clarify` processes behind a load balancer are.
+    ///
+    /// # Panics
+    /// As [`TestServer::start`].
+    pub async fn replica(&self) -> Self {
+        Self::start_on(self.database.clone(), self.config.clone()).await
+    }
+
+    /// Another server on this server's database, started with `config`
+    /// (a restart with other flags, say).
+    ///
+    /// # Panics
+    /// As [`TestServer::start`].
+    pub async fn replica_with(&self, config: clarify_server::Config) -> Self {
+        Self::start_on(self.database.clone(), config).await
+    }
+
+    async fn start_on(database: Arc<TestDatabase>, config: clarify_server::Config) -> Self {
+        let db = clarify_server::db::Db::connect(database.url())
+            .await
+            .expect("open database");
+        let state = clarify_server::AppState::new(db.clone(), config.clone())
+            .await
+            .expect("state");
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind 127.0.0.1:0");
+        let addr = listener.local_addr().expect("bound address");
+        let (shutdown, signal) = oneshot::channel::<()>();
+        let task = tokio::spawn(clarify_server::serve(listener, state, async move {
+            let _ = signal.await;
+        }));
+        Self {
+            addr,
+            shutdown: Some(shutdown),
+            task: Some(task),
+            client: reqwest::Client::new(),
+            database,
+            config,
+            db,
+        }
+    }
+
+    /// A new personal access token for user `name` (created if new).
+    ///
+    /// # Panics
+    /// On database errors.
+    pub async fn token(&self, name: &str) -> String {
+        clarify_server::auth::tokens::create(&self.db, name, None)
+            .await
+            .expect("create token")
+            .0
+    }
+
+    /// The API as an unauthenticated caller.
+    #[must_use]
+    pub fn api(&self) -> Api<'_> {
+        Api::new(self, None)
+    }
+
+    /// The API as the holder of `token`.
+    #[must_use]
+    pub fn as_token(&self, token: &str) -> Api<'_> {
+        Api::new(self, Some(token.to_owned()))
+    }
+
+    /// POSTs JSON to an `/api/v1` path without a token.
+    pub async fn post(&self, path: &str, body: &Value) -> (u16, Value) {
+        self.api().post(path, body).await
+    }
+
+    /// GETs an `/api/v1` path without a token.
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        self.api().get(path).await
+    }
+
+    /// Answers or rejects `pending_id` over REST without a token.
+    pub async fn respond(&self, pending_id: &str, body: &Value) -> (u16, Value) {
+        self.api().respond(pending_id, body).await
+    }
+
+    /// Creates a task and a session (no token) whose agent `receiver`
+    /// resumes; see [`Api::session`].
+    pub async fn session_resumed_by(&self, receiver: &Receiver) -> (String, String, String) {
+        self.session(Some(json!({"webhook_url": receiver.url()})))
+            .await
+    }
+
+    /// Creates a task and a session without a token; see [`Api::session`].
+    pub async fn session(&self, resume: Option<Value>) -> (String, String, String) {
+        self.api().session(resume).await
+    }
+
+    /// Asks `questions` on `session_id` as its agent; returns the pending id.
+    ///
+    /// # Panics
+    /// When the API refuses.
+    pub async fn ask(&self, session_id: &str, agent_token: &str, questions: Value) -> String {
+        self.as_token(agent_token).ask(session_id, questions).await
+    }
+
+    /// The absolute URL of `path` on this server.
+    #[must_use]
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// The server's own database, for tests that plant legacy rows or
+    /// faults the API cannot produce.
+    #[must_use]
+    pub fn db(&self) -> &clarify_server::db::Db {
+        &self.db
+    }
+
+    /// Rewrites the stored metadata of `pending_id`'s questions with `edit`,
+    /// in Rust rather than SQL so it reads the same on both backends: for
+    /// planting legacy rows the API cannot produce.
+    ///
+    /// # Panics
+    /// On database errors.
+    pub async fn edit_metadata(
+        &self,
+        pending_id: &str,
+        edit: impl Fn(&mut serde_json::Map<String, Value>),
+    ) {
+        let rows: Vec<(String, String)> =
+            sqlx::query_as("SELECT id, metadata FROM task_session_messages WHERE pending_id = $1")
+                .bind(pending_id)
+                .fetch_all(self.db.pool())
+                .await
+                .expect("read metadata");
+        for (id, metadata) in rows {
+            let mut value: Value = serde_json::from_str(&metadata).expect("JSON metadata");
+            edit(value.as_object_mut().expect("an object"));
+            sqlx::query("UPDATE task_session_messages SET metadata = $1 WHERE id = $2")
+                .bind(value.to_string())
+                .bind(id)
+                .execute(self.db.pool())
+                .await
+                .expect("write metadata");
+        }
+    }
+
+    /// The database this server (and its replicas) runs on.
+    #[must_use]
+    pub fn database(&self) -> &TestDatabase {
+        &self.database
+    }
+
+    /// An HTTP client for this server.
+    #[must_use]
+    pub fn client(&self) -> &reqwest::Client {
+        &self.client
+    }
+
+    /// Stops the server and waits until it has finished.
+    ///
+    /// # Panics
+    /// When the server task failed.
+    pub async fn stop(mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+        if let Some(task) = self.task.take() {
+            task.await.expect("server task").expect("server ran");
+        }
+    }
+}
+
+/// Stores a task named `id` with no workspace, straight into `db` (for
+/// benchmarks that build their data below the API).
+///
+/// # Panics
+/// On database errors.
+pub async fn insert_task(db: &clarify_server::db::Db, id: &str) {
+    let now = clarify_server::clock::now_micros();
+    let task = clarify_server::db::tasks::Task {
+        id: id.to_owned(),
+        workspace_id: String::new(),
+        title: "bench".into(),
+        description: String::new(),
+        created_at: now,
+        updated_at: now,
+    };
+    clarify_server::db::tasks::insert(db.pool(), &task)
+        .await
+        .expect("insert a task");
+}
+
+impl TestServer {
+    /// Opens the live event stream as an unauthenticated browser.
+    ///
+    /// # Panics
+    /// When the upgrade fails.
+    pub async fn events(&self) -> EventSocket {
+        tokio_tungstenite::connect_async(self.url("/api/v1/ws").replace("http://", "ws://"))
+            .await
+            .expect("websocket")
+            .0
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+    }
+}
