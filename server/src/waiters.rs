@@ -23,6 +23,11 @@ pub enum Wake {
     Nothing,
     /// Resolved (answered or rejected); the waiter re-reads the outcome.
     Resolved(clarify_core::Response),
+    /// About to be resolved with this response: the live delivery is being
+    /// made final. Never returned on its own; a waiter that reads the final
+    /// rows before [`Wake::Resolved`] arrives takes the response from here,
+    /// since the rows cannot carry a rejection's reason (R2b, R9).
+    Staged(clarify_core::Response),
     /// Cancelled, expired or superseded: nobody will answer.
     Closed,
 }

@@ -3,7 +3,7 @@
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
-use clarify_core::{SessionState, api};
+use clarify_core::{Name, SessionState, api};
 use serde::Deserialize;
 
 use super::error::{Error, Result};
@@ -15,20 +15,10 @@ use crate::db::{messages, sessions, tasks, turns, workspaces};
 use crate::ids::{hash_secret, new_id, new_secret};
 use crate::lifecycle::projection;
 
-/// The longest name or title, in characters.
-const MAX_NAME: usize = 500;
-
-fn required(field: &str, text: &str) -> Result<String> {
-    let text = text.trim();
-    if text.is_empty() {
-        return Err(Error::BadRequest(format!("{field}: is required")));
-    }
-    if text.chars().count() > MAX_NAME {
-        return Err(Error::BadRequest(format!(
-            "{field}: is longer than {MAX_NAME} characters"
-        )));
-    }
-    Ok(text.to_owned())
+fn required(field: &'static str, text: &str) -> Result<String> {
+    Name::parse(field, text)
+        .map(Name::into_string)
+        .map_err(|e| Error::BadRequest(e.to_string()))
 }
 
 /// The task `id` if `caller` may see it; unknown and hidden are the same 404.

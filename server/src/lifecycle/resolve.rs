@@ -106,11 +106,17 @@ impl Lifecycle {
         let delivered = if attached {
             // Final before the wake: a waiter that reads the claim still in
             // delivery sleeps until the wake, and a claim taken back is
-            // never handed over.
+            // never handed over. Staged before the final write: a waiter
+            // that reads the final rows before the wake still gets the live
+            // response, reason included (R9).
+            self.wake(pending_id, &Wake::Staged(response.clone()));
             let delivered = repo::finalize(&self.db, pending_id, now, ours).await?;
-            if delivered {
-                self.wake(pending_id, &Wake::Resolved(response.clone()));
-            }
+            let wake = if delivered {
+                Wake::Resolved(response.clone())
+            } else {
+                Wake::Nothing
+            };
+            self.wake(pending_id, &wake);
             delivered
         } else if matches!(outcome, Outcome::Rejected { .. }) {
             repo::finalize(&self.db, pending_id, now, ours).await?

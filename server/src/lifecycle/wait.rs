@@ -89,7 +89,7 @@ impl Lifecycle {
                     // A live delivery that raced this read carries what the
                     // stored rows cannot: the rejection's reason (R2b).
                     let response = match waiting.wake.borrow().clone() {
-                        Wake::Resolved(response) => response,
+                        Wake::Resolved(response) | Wake::Staged(response) => response,
                         _ => w.to_response(pending_id, &clock::rfc3339(bundle.updated_at())),
                     };
                     return Ok(WaitOutcome::Resolved(RespondBody::new(
