@@ -10,12 +10,14 @@ export interface Asked {
 }
 
 // The resume target lets an answer reach an agent that is not blocked on
-// /wait (R4a): without one the server keeps the question open.
-export async function newSession(request: APIRequestContext, title = 'a task') {
+// /wait; without one (resume: null) the answer is kept for the agent to
+// collect on its next wait (pull delivery).
+export async function newSession(request: APIRequestContext, title = 'a task', resume: object | null = { command: ['/bin/true'] }) {
   const task = await request.post('/api/v1/tasks', { data: { title } });
   if (task.status() !== 201) throw new Error(`task: ${task.status()} ${await task.text()}`);
   const taskId = (await task.json()).id as string;
-  const session = await request.post(`/api/v1/tasks/${taskId}/sessions`, { data: { resume: { command: ['/bin/true'] } } });
+  const data = resume ? { resume } : {};
+  const session = await request.post(`/api/v1/tasks/${taskId}/sessions`, { data });
   if (session.status() !== 201) throw new Error(`session: ${session.status()} ${await session.text()}`);
   const body = await session.json();
   return { taskId, sessionId: body.id as string, agentToken: body.agent_token as string };

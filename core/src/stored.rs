@@ -40,13 +40,18 @@ pub struct ClarificationMetadata {
     /// A resume dispatch was started for this claim: after a crash it may
     /// have reached the agent, so it must not be rolled back and resent.
     pub resume_attempted: bool,
+    /// Accepted with nobody to hand it to (no agent attached, no resume
+    /// target): kept for the agent to collect on its next wait, identical
+    /// ask, or read. Never rolled back by reconciliation (R6): the answer
+    /// was accepted.
+    pub awaiting_pickup: bool,
     /// Keys this version does not know, kept so that rewriting a row never
     /// drops what a newer version stored.
     pub extra: Map<String, Value>,
 }
 
 /// The keys [`ClarificationMetadata`] reads into its own fields.
-const KNOWN_KEYS: [&str; 11] = [
+const KNOWN_KEYS: [&str; 12] = [
     "pending_id",
     "question_id",
     "question",
@@ -58,6 +63,7 @@ const KNOWN_KEYS: [&str; 11] = [
     "agent_disconnected",
     "response_delivery_pending",
     "resume_attempted",
+    "awaiting_pickup",
 ];
 
 impl ClarificationMetadata {
@@ -92,6 +98,7 @@ impl ClarificationMetadata {
             agent_disconnected: flag("agent_disconnected"),
             response_delivery_pending: flag("response_delivery_pending"),
             resume_attempted: flag("resume_attempted"),
+            awaiting_pickup: flag("awaiting_pickup"),
             extra: object
                 .iter()
                 .filter(|(key, _)| !KNOWN_KEYS.contains(&key.as_str()))
@@ -134,6 +141,9 @@ impl ClarificationMetadata {
         }
         if self.resume_attempted {
             put("resume_attempted", Value::Bool(true));
+        }
+        if self.awaiting_pickup {
+            put("awaiting_pickup", Value::Bool(true));
         }
         Value::Object(object)
     }

@@ -212,6 +212,25 @@ test('a failed submit shows an error and the overlay stays answerable', async ({
   await expect(page.getByTestId('transcript-outcome')).toHaveText('Answered: SQLite');
 });
 
+test('an answer nobody is waiting for is kept, and the agent collects it later', async ({ page, request }) => {
+  // No resume target and nobody polling: pull delivery.
+  const session = await newSession(request, 'a polling agent', null);
+  const pendingId = await ask(request, session, [{ prompt: 'Deploy?', options: [{ label: 'Yes' }, { label: 'No' }] }]);
+  await page.goto(`/s/${session.sessionId}`);
+  await page.getByTestId('clarification-option').first().click();
+  await page.getByTestId('clarification-submit').click();
+  await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
+  await expect(page.getByTestId('clarification-kept')).toHaveText(
+    'Answer saved; the agent will pick it up when it checks again.',
+  );
+  await expect(page.getByTestId('clarification-error')).toHaveCount(0);
+  const collected = await request.get(`/api/v1/clarification/${pendingId}/wait?timeout=5`, {
+    headers: { Authorization: `Bearer ${session.agentToken}` },
+  });
+  expect(collected.status()).toBe(200);
+  expect(JSON.stringify(await collected.json())).toContain('q1_opt1');
+});
+
 test('the task list marks tasks waiting for input, live', async ({ page, request }) => {
   const first = await askOne(request);
   await page.goto('/');

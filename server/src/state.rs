@@ -35,9 +35,13 @@ pub struct Config {
     /// How often a blocked `ask_user_question_kandev` reports progress;
     /// 10 s when unset.
     pub progress_interval: Option<std::time::Duration>,
-    /// How often a replica on PostgreSQL looks for claims abandoned by a
-    /// replica that died mid-delivery (R6); [`SWEEP_EVERY`] when unset.
+    /// How often the server looks for claims abandoned mid-delivery (a
+    /// replica died, or the database refused a delivery's writes and their
+    /// rollback alike: R6); [`SWEEP_EVERY`] when unset.
     pub sweep_interval: Option<std::time::Duration>,
+    /// How long a claim must sit untouched before the sweep takes it for
+    /// abandoned; [`ORPHAN_AFTER`] when unset (tests shorten it).
+    pub orphan_after: Option<std::time::Duration>,
 }
 
 impl Config {
@@ -111,10 +115,16 @@ impl AppState {
             shutdown.cancel();
             return Err(error);
         }
-        if shared {
-            let every = config.sweep_interval.unwrap_or(SWEEP_EVERY);
-            tokio::spawn(lifecycle.clone().sweep_abandoned(every, shutdown.clone()));
-        }
+        // On every backend: a claim whose delivery failed and could not
+        // even be taken back (the database refused both) is mended here,
+        // not at the next restart.
+        let every = config.sweep_interval.unwrap_or(SWEEP_EVERY);
+        let orphan_after = config.orphan_after.unwrap_or(ORPHAN_AFTER);
+        tokio::spawn(
+            lifecycle
+                .clone()
+                .sweep_abandoned(every, orphan_after, shutdown.clone()),
+        );
         Ok(Self {
             lifecycle,
             events,

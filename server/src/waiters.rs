@@ -71,6 +71,15 @@ pub struct Waiting {
     pub wake: watch::Receiver<Wake>,
 }
 
+impl Waiting {
+    /// Whether this is the asking agent (whose read collects an answer
+    /// kept for it), not an observer.
+    #[must_use]
+    pub fn is_agent(&self) -> bool {
+        self.role == Role::Agent
+    }
+}
+
 impl Waiters {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
         self.entries.lock().unwrap_or_else(PoisonError::into_inner)

@@ -161,14 +161,15 @@ async fn a3_a5a_a_foreign_bundle_is_indistinguishable_from_a_fabricated_one() {
         .as_token(&alice)
         .respond(&pending, &pick("q1_opt2"))
         .await;
-    assert_eq!(status, 500, "no agent attached and no resume target: {won}");
+    assert_eq!(status, 200, "kept for the agent to collect: {won}");
     let (_, view) = server
         .as_token(&alice)
         .get(&format!("/clarification/{pending}"))
         .await;
     assert_eq!(
-        view["status"], "pending",
-        "rolled back, still Alice's to answer"
+        (&view["status"], &view["awaiting_pickup"]),
+        (&json!("answered"), &json!(true)),
+        "Alice's answer stands, kept for the agent"
     );
     server.stop().await;
 }

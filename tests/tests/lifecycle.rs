@@ -309,9 +309,15 @@ async fn r6_a_claim_taken_back_by_reconciliation_is_fenced_off_from_its_delivery
     // The stalled delivery wakes up: none of its writes touches the new claim.
     let stale = Guard::Claim(stalled.token);
     assert!(
-        !repo::mark_resume_attempted(db, &pending, later + 2, stalled.token)
-            .await
-            .unwrap()
+        !repo::mark(
+            db,
+            &pending,
+            later + 2,
+            stalled.token,
+            repo::Mark::ResumeAttempted
+        )
+        .await
+        .unwrap()
     );
     assert!(
         !repo::finalize(db, &pending, later + 2, stale)

@@ -28,6 +28,10 @@ pub struct BundleView {
     pub agent_disconnected: bool,
     /// Whether the agent is blocked on it right now (or polled moments ago).
     pub agent_waiting: bool,
+    /// Answered, with nobody to hand the answer to yet: it is kept until
+    /// the agent's next wait, identical ask or read collects it.
+    #[serde(default)]
+    pub awaiting_pickup: bool,
     /// The winner's response, `null` until resolved.
     pub response: Option<Response>,
 }

@@ -220,6 +220,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         own_webhook_sockets,
         progress_interval: None,
         sweep_interval: None,
+        orphan_after: None,
     };
     // The demo user needs a token when auth is on; the browser logs in with it.
     let demo_token = if args.demo && args.auth {

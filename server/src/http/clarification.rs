@@ -50,13 +50,19 @@ pub async fn create(
     Ok((status, axum::Json(asked)))
 }
 
-/// Reads a bundle.
+/// Reads a bundle; with the asking agent's token, collects an answer kept
+/// for it.
 pub async fn read(
     State(state): State<AppState>,
     caller: Caller,
+    headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<axum::Json<api::BundleView>> {
-    Ok(axum::Json(state.lifecycle.read(&caller, &id).await?))
+    let agent = agent_session(state.db(), &headers).await?;
+    let token_session = agent.as_ref().map(|s| s.id.as_str());
+    Ok(axum::Json(
+        state.lifecycle.read(&caller, &id, token_session).await?,
+    ))
 }
 
 /// `?timeout=` seconds for `/wait`.

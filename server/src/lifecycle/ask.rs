@@ -93,8 +93,16 @@ impl Lifecycle {
         if session.state.is_terminal() {
             return Err(Error::Conflict("session has ended"));
         }
-        let existing = repo::active_bundles_of_session(&mut tx, session_id)
-            .await?
+        // The same question again: the active one, or one whose answer is
+        // kept for this agent (pull delivery), which its wait then collects.
+        let mut candidates = repo::active_bundles_of_session(&mut tx, session_id).await?;
+        candidates.extend(
+            repo::kept_for_pickup(&mut tx, session_id)
+                .await?
+                .into_iter()
+                .filter(super::wait::awaits_pickup),
+        );
+        let existing = candidates
             .into_iter()
             .find(|bundle| {
                 bundle_questions(&bundle.messages) == spec.questions

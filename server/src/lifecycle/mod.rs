@@ -10,6 +10,7 @@
 
 mod ask;
 mod close;
+mod deliver;
 pub mod discovery;
 mod error;
 pub mod projection;

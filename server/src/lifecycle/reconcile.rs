@@ -19,9 +19,14 @@ impl Lifecycle {
     pub async fn reconcile(&self, guard: Guard) -> Result<usize> {
         let mut reconciled = 0;
         for pending_id in repo::delivery_pending(self.db.pool()).await? {
-            let attempted = repo::load(self.db.pool(), &pending_id)
-                .await?
-                .is_some_and(|b| b.messages.iter().any(|m| m.metadata.resume_attempted));
+            let Some(bundle) = repo::load(self.db.pool(), &pending_id).await? else {
+                continue;
+            };
+            if super::wait::awaits_pickup(&bundle) {
+                // Accepted and kept for the agent: not an interrupted delivery.
+                continue;
+            }
+            let attempted = bundle.messages.iter().any(|m| m.metadata.resume_attempted);
             let now = now_micros();
             let changed = if attempted {
                 repo::finalize(&self.db, &pending_id, now, guard).await?
@@ -47,11 +52,14 @@ impl Lifecycle {
         Ok(reconciled)
     }
 
-    /// Reconciles abandoned claims `every` so often until `shutdown`: with
-    /// several replicas, one that crashed is not restarted to do it.
+    /// Reconciles claims untouched for `orphan_after` ([`ORPHAN_AFTER`] in
+    /// service), `every` so often until `shutdown`: with several replicas,
+    /// one that crashed is not restarted to do it; on any backend, a claim
+    /// whose delivery failed and could not be taken back is mended.
     pub async fn sweep_abandoned(
         self,
         every: std::time::Duration,
+        orphan_after: std::time::Duration,
         shutdown: tokio_util::sync::CancellationToken,
     ) {
         let mut tick = tokio::time::interval(every);
@@ -60,7 +68,7 @@ impl Lifecycle {
                 () = shutdown.cancelled() => return,
                 _ = tick.tick() => {}
             }
-            let cutoff = now_micros() - micros(ORPHAN_AFTER);
+            let cutoff = now_micros() - micros(orphan_after);
             if let Err(error) = self.reconcile(Guard::UntouchedBefore(cutoff)).await {
                 tracing::warn!(%error, "reconciling abandoned claims failed");
             }

@@ -15,9 +15,23 @@ impl Lifecycle {
     ///
     /// # Errors
     /// 404 unknown or foreign.
-    pub async fn read(&self, caller: &Caller, pending_id: &str) -> Result<BundleView> {
+    /// `token_session`: the session whose agent token the read carries,
+    /// if any. The asking agent's own read collects an answer kept for it
+    /// (pull delivery): delivered from then on.
+    pub async fn read(
+        &self,
+        caller: &Caller,
+        pending_id: &str,
+        token_session: Option<&str>,
+    ) -> Result<BundleView> {
         let bundle = self.authorized_bundle(caller, pending_id).await?;
-        self.view(&bundle).await
+        let view = self.view(&bundle).await?;
+        if view.awaiting_pickup && token_session == Some(bundle.session_id()) {
+            self.collect(&bundle).await?;
+            let bundle = self.authorized_bundle(caller, pending_id).await?;
+            return self.view(&bundle).await;
+        }
+        Ok(view)
     }
 
     async fn view(&self, bundle: &Bundle) -> Result<BundleView> {
@@ -55,6 +69,7 @@ impl Lifecycle {
             active,
             agent_disconnected,
             agent_waiting: !agent_disconnected && self.is_attached(&pending_id).await?,
+            awaiting_pickup: super::wait::awaits_pickup(bundle),
             response: won.map(|w| w.to_response(&pending_id, &clock::rfc3339(bundle.updated_at()))),
         })
     }

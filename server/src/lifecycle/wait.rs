@@ -6,7 +6,7 @@ use clarify_core::{RespondBody, Status, winner};
 use super::{Error, Lifecycle, Result};
 use crate::auth::Caller;
 use crate::clock;
-use crate::db::clarification as repo;
+use crate::db::clarification::{self as repo, Bundle, Guard};
 use crate::waiters::{Waiting, Wake};
 
 /// How a wait ended, when it did not fail.
@@ -22,7 +22,27 @@ pub enum WaitOutcome {
     ShuttingDown,
 }
 
+/// Whether the bundle's answer is kept for its agent to collect.
+pub(super) fn awaits_pickup(bundle: &Bundle) -> bool {
+    bundle
+        .messages
+        .iter()
+        .any(|m| m.metadata.response_delivery_pending && m.metadata.awaiting_pickup)
+}
+
 impl Lifecycle {
+    /// The agent collects an answer kept for it: delivered from now on.
+    /// Guarded by the rows as read, so two collections write once.
+    pub(super) async fn collect(&self, bundle: &Bundle) -> Result<()> {
+        let pending_id = &bundle.messages[0].metadata.pending_id;
+        let guard = Guard::Claim(bundle.updated_at());
+        if repo::finalize(&self.db, pending_id, clock::now_micros(), guard).await? {
+            tracing::info!(pending_id, "the agent collected its answer");
+            self.publish_bundle(pending_id).await?;
+        }
+        Ok(())
+    }
+
     /// Long-polls for the bundle's resolution. Dropping the future (the
     /// client went away) unregisters the waiter.
     ///
@@ -63,6 +83,7 @@ impl Lifecycle {
         timeout: std::time::Duration,
     ) -> Result<WaitOutcome> {
         let deadline = tokio::time::Instant::now() + timeout;
+        let mut seen_closed = false;
         loop {
             if let Wake::Resolved(response) = waiting.wake.borrow_and_update().clone() {
                 let status = if response.rejected {
@@ -85,6 +106,17 @@ impl Lifecycle {
                     .messages
                     .iter()
                     .any(|m| m.metadata.response_delivery_pending);
+                if awaits_pickup(&bundle) {
+                    // Kept for the agent (pull delivery): its wait collects
+                    // it; anyone else only reads the outcome.
+                    if waiting.is_agent() {
+                        self.collect(&bundle).await?;
+                    }
+                    let response = w.to_response(pending_id, &clock::rfc3339(bundle.updated_at()));
+                    return Ok(WaitOutcome::Resolved(RespondBody::new(
+                        true, w.status, response,
+                    )));
+                }
                 if !delivery_pending {
                     // A live delivery that raced this read carries what the
                     // stored rows cannot: the rejection's reason (R2b).
@@ -97,8 +129,17 @@ impl Lifecycle {
                     )));
                 }
             } else if !active {
-                return Ok(WaitOutcome::Closed);
+                // Inactive with no winner on two reads in a row: closed.
+                // One is not enough: a claim rolled back between the two
+                // reads above looks inactive first and winnerless after,
+                // yet is answerable again.
+                if seen_closed {
+                    return Ok(WaitOutcome::Closed);
+                }
+                seen_closed = true;
+                continue;
             }
+            seen_closed = false;
             tokio::select! {
                 changed = waiting.wake.changed() => {
                     if changed.is_err() { return Ok(WaitOutcome::TimedOut); }

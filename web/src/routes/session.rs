@@ -87,6 +87,19 @@ pub fn SessionPage(session_id: String) -> impl IntoView {
                 messages.update(|m| apply_winner(m, status, &response));
                 notice.set(None);
                 load();
+                // No agent was there to take it: say it is kept, not lost.
+                let pending_id = response.pending_id;
+                spawn_local(async move {
+                    if api::bundle(&pending_id)
+                        .await
+                        .is_ok_and(|b| b.awaiting_pickup)
+                    {
+                        notice.set(Some((
+                            "clarification-kept",
+                            "Answer saved; the agent will pick it up when it checks again.",
+                        )));
+                    }
+                });
             }
             SubmitOutcome::Lost(status, response) => {
                 // W3: the winner's answer, not ours, is what happened.

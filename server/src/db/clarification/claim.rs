@@ -113,6 +113,7 @@ pub async fn restore(db: &Db, pending_id: &str, now: i64, guard: Guard) -> sqlx:
         meta.response = None;
         meta.response_delivery_pending = false;
         meta.resume_attempted = false;
+        meta.awaiting_pickup = false;
     })
     .await
 }
@@ -125,6 +126,7 @@ pub async fn finalize(db: &Db, pending_id: &str, now: i64, guard: Guard) -> sqlx
     rewrite_delivery_pending(db, pending_id, now, guard, |meta| {
         meta.response_delivery_pending = false;
         meta.resume_attempted = false;
+        meta.awaiting_pickup = false;
     })
     .await
 }
@@ -171,22 +173,39 @@ pub async fn delivery_pending(db: impl AnyExecutor<'_>) -> sqlx::Result<Vec<Stri
     Ok(rows.into_iter().map(|(p,)| p).collect())
 }
 
-/// Records that a resume dispatch is about to start for the claim carrying
-/// `token`, so a crash during it is not answered with a second resume (at
-/// most once). `false`: the claim is no longer this delivery's. The rows
-/// carry `now` as their token afterwards.
+/// What a delivery records on its claim before handing the answer over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    /// A resume dispatch is about to start: after a crash it may have
+    /// reached the agent, so the claim is kept, never resent (at most once).
+    ResumeAttempted,
+    /// Nobody to hand it to (no agent attached, no resume target): kept for
+    /// the agent to collect (pull delivery), never rolled back.
+    AwaitingPickup,
+}
+
+/// Records `mark` on the claim carrying `token`. `false`: the claim is no
+/// longer this delivery's. The rows carry `now` as their token afterwards.
 ///
 /// # Errors
 /// Database errors.
-pub async fn mark_resume_attempted(
+pub async fn mark(
     db: &Db,
     pending_id: &str,
     now: i64,
     token: i64,
+    mark: Mark,
 ) -> sqlx::Result<bool> {
-    rewrite_delivery_pending(db, pending_id, now, Guard::Claim(token), |meta| {
-        meta.resume_attempted = true;
-    })
+    rewrite_delivery_pending(
+        db,
+        pending_id,
+        now,
+        Guard::Claim(token),
+        |meta| match mark {
+            Mark::ResumeAttempted => meta.resume_attempted = true,
+            Mark::AwaitingPickup => meta.awaiting_pickup = true,
+        },
+    )
     .await
 }
 

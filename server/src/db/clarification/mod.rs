@@ -18,8 +18,7 @@ use super::sessions::terminal_states_sql;
 use super::{Db, Tx};
 
 pub use claim::{
-    Claim, Guard, complete_active_bundle, delivery_pending, finalize, mark_resume_attempted,
-    restore,
+    Claim, Guard, Mark, complete_active_bundle, delivery_pending, finalize, mark, restore,
 };
 pub use transition::{Scope, Transition, transition};
 
@@ -208,6 +207,27 @@ pub async fn sessions_with_active(
     .fetch_all(db)
     .await?;
     Ok(rows.into_iter().map(|(s,)| s).collect())
+}
+
+/// The session's bundles claimed but not yet delivered, among them those
+/// whose answers are kept for the agent to collect (pull delivery).
+///
+/// # Errors
+/// Database errors.
+pub async fn kept_for_pickup(tx: &mut Tx, session_id: &str) -> sqlx::Result<Vec<Bundle>> {
+    let rows: Vec<(String,)> = sqlx::query_as(crate::db::sql(format!(
+        "SELECT DISTINCT m.pending_id FROM task_session_messages m \
+         WHERE m.task_session_id = $1 AND m.type = '{CLARIFICATION_REQUEST}' \
+         AND m.clarification_delivery_pending = 1"
+    )))
+    .bind(session_id)
+    .fetch_all(&mut **tx)
+    .await?;
+    let mut bundles = Vec::with_capacity(rows.len());
+    for (pending_id,) in rows {
+        bundles.extend(load(&mut **tx, &pending_id).await?);
+    }
+    Ok(bundles)
 }
 
 /// An active bundle of the session asking exactly these questions, if any

@@ -1,0 +1,261 @@
+//! Delivering a won claim (R7): live to the attached agent, through the
+//! session's resume target, or kept for the agent to collect (pull
+//! delivery); a target that refuses rolls the claim back (R7a).
+//!
+//! After the claim every path ends in "delivered" (or kept) or "open
+//! again": a failing write takes the claim back (guarded by its token, so a
+//! claim reconciliation already took is left alone), and what fails after
+//! the agent has the answer is logged, never reported to the answerer. What
+//! even that cannot mend, the periodic sweep does (R6).
+
+use clarify_core::{Outcome, Response, SessionState, agent_text};
+
+use super::resume::{ResumePayload, ResumeTarget};
+use super::{Error, Lifecycle, Result};
+use crate::clock::now_micros;
+use crate::db::clarification::{self as repo, Bundle, Guard, Mark};
+use crate::db::sessions;
+use crate::waiters::Wake;
+
+/// How often a restore after a refused dispatch is tried before the claim
+/// is left to the sweep.
+const RESTORE_TRIES: u32 = 3;
+
+impl Lifecycle {
+    /// Delivers the answer claimed under `token`, or takes the claim back
+    /// and says why.
+    ///
+    /// # Errors
+    /// [`Error::Undelivered`] when no target accepted it (rolled back);
+    /// database errors before the agent had it (rolled back too).
+    pub(super) async fn deliver(&self, won: &Won<'_>) -> Result<()> {
+        let Won {
+            bundle,
+            response,
+            token,
+            ..
+        } = *won;
+        let pending_id = response.pending_id.as_str();
+        let handed = self.hand_over(won).await;
+        match handed {
+            Ok(Handed::Live) => {}
+            Ok(Handed::Stored) => {
+                // Observers (readers who are not the agent) learn the outcome too.
+                self.wake(pending_id, &Wake::Resolved(response.clone()));
+            }
+            Ok(Handed::Refused) => {
+                self.take_back(pending_id, token).await;
+                return Err(Error::Undelivered);
+            }
+            Err(error) => {
+                tracing::error!(pending_id, %error, "delivery failed after the claim; reopening the question");
+                self.take_back(pending_id, token).await;
+                return Err(error);
+            }
+        }
+        // The agent has the answer, or it is kept for it: nothing below may
+        // report a failure to the answerer.
+        let session_id = bundle.session_id();
+        let moved = sessions::transition(
+            self.db.pool(),
+            session_id,
+            &[SessionState::WaitingForInput],
+            SessionState::Running,
+            now_micros(),
+        )
+        .await;
+        if let Err(error) = moved {
+            tracing::warn!(pending_id, %error, "delivered, but the session's state was not updated");
+        }
+        if let Err(error) = self.publish_bundle(pending_id).await {
+            tracing::warn!(pending_id, %error, "delivered, but browsers were not told");
+        }
+        self.publish_session(session_id, bundle.task_id()).await;
+        Ok(())
+    }
+
+    /// Hands the answer over by the first way that applies.
+    async fn hand_over(&self, won: &Won<'_>) -> Result<Handed> {
+        let Won {
+            bundle,
+            outcome,
+            response,
+            token,
+            ..
+        } = *won;
+        let pending_id = response.pending_id.as_str();
+        let detached = bundle
+            .messages
+            .iter()
+            .any(|m| m.metadata.agent_disconnected);
+        let ours = Guard::Claim(token);
+        let attached = !detached
+            && self.is_attached(pending_id).await.unwrap_or_else(|error| {
+                // The claim is made: deliver it some other way rather than
+                // strand it.
+                tracing::warn!(pending_id, %error, "could not tell whether the agent waits");
+                false
+            });
+        if attached {
+            // Final before the wake: a waiter that reads the claim still in
+            // delivery sleeps until the wake, and a claim taken back is
+            // never handed over. Staged before the final write: a waiter
+            // that reads the final rows before the wake still gets the live
+            // response, reason included (R9).
+            self.wake(pending_id, &Wake::Staged(response.clone()));
+            let finalized = repo::finalize(&self.db, pending_id, now_micros(), ours).await;
+            let delivered = matches!(finalized, Ok(true));
+            let wake = if delivered {
+                Wake::Resolved(response.clone())
+            } else {
+                Wake::Nothing
+            };
+            self.wake(pending_id, &wake);
+            return if finalized? {
+                Ok(Handed::Live)
+            } else {
+                Ok(Handed::Refused)
+            };
+        }
+        if matches!(outcome, Outcome::Rejected { .. }) {
+            // R9: a rejection nobody waits for is stored, never resumed.
+            let stored = repo::finalize(&self.db, pending_id, now_micros(), ours).await?;
+            return Ok(if stored {
+                Handed::Stored
+            } else {
+                Handed::Refused
+            });
+        }
+        let session = sessions::get(self.db.pool(), bundle.session_id()).await?;
+        let target =
+            session.and_then(|s| serde_json::from_str::<ResumeTarget>(&s.resume_target).ok());
+        match target {
+            Some(target) => self.resume(won, &target).await,
+            None => {
+                // Pull delivery: nobody to hand it to, so it is kept until the
+                // agent's next wait, identical ask or read collects it.
+                let kept = repo::mark(
+                    &self.db,
+                    pending_id,
+                    now_micros(),
+                    token,
+                    Mark::AwaitingPickup,
+                )
+                .await?;
+                Ok(if kept {
+                    Handed::Stored
+                } else {
+                    Handed::Refused
+                })
+            }
+        }
+    }
+
+    /// Resumes the agent through `target` with the answer claimed under
+    /// `token`.
+    async fn resume(&self, won: &Won<'_>, target: &ResumeTarget) -> Result<Handed> {
+        let Won {
+            bundle,
+            questions,
+            outcome,
+            response,
+            token,
+        } = *won;
+        let pending_id = response.pending_id.as_str();
+        let session_id = bundle.session_id();
+        let prompt = agent_text::resume_prompt(questions, outcome);
+        let payload = ResumePayload {
+            session_id,
+            task_id: bundle.task_id(),
+            pending_id,
+            prompt: &prompt,
+            response,
+        };
+        let marked_at = now_micros();
+        if !repo::mark(
+            &self.db,
+            pending_id,
+            marked_at,
+            token,
+            Mark::ResumeAttempted,
+        )
+        .await?
+        {
+            // No longer ours to deliver: reconciliation took the claim back
+            // (this replica looked dead), so nothing may reach the agent.
+            tracing::warn!(pending_id, "claim reconciled before its resume");
+            return Ok(Handed::Refused);
+        }
+        let ours = Guard::Claim(marked_at);
+        if !self.resumer.dispatch(target, &payload).await {
+            // Marked as attempted, so the sweep would keep it: the restore
+            // must happen here.
+            self.restore_refused(pending_id, ours).await;
+            return Ok(Handed::Refused);
+        }
+        // Dispatched: the agent has the answer. What fails now is logged;
+        // the sweep finalizes a claim whose resume was attempted (R6).
+        let now = now_micros();
+        // The agent continues in a successor turn, created only now that the
+        // dispatch was accepted.
+        if let Err(error) = self.start_turn(session_id, now).await {
+            tracing::warn!(pending_id, %error, "resumed, but the successor turn was not started");
+        }
+        // `false` only if reconciliation kept the claim meanwhile: either way
+        // the answer stands and was sent once.
+        if let Err(error) = repo::finalize(&self.db, pending_id, now, ours).await {
+            tracing::warn!(pending_id, %error, "resumed, but not yet marked delivered; the sweep will");
+        }
+        Ok(Handed::Stored)
+    }
+
+    /// Reopens a bundle whose delivery failed, if the claim is still this
+    /// delivery's; if even that fails, the sweep will (R6).
+    async fn take_back(&self, pending_id: &str, token: i64) {
+        let restored = repo::restore(&self.db, pending_id, now_micros(), Guard::Claim(token)).await;
+        if let Err(error) = restored {
+            tracing::error!(pending_id, %error, "could not reopen the question; the sweep will");
+        }
+    }
+
+    /// Restores after a refused dispatch, trying again briefly: a claim
+    /// left marked as attempted would be kept by the sweep.
+    async fn restore_refused(&self, pending_id: &str, guard: Guard) {
+        for attempt in 0..RESTORE_TRIES {
+            match repo::restore(&self.db, pending_id, now_micros(), guard).await {
+                Ok(_) => return,
+                Err(error) => {
+                    tracing::error!(pending_id, %error, attempt, "could not reopen the question after a refused resume");
+                    tokio::time::sleep(std::time::Duration::from_millis(200 << attempt)).await;
+                }
+            }
+        }
+    }
+}
+
+/// A won claim, to be delivered.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Won<'a> {
+    /// The bundle as it was before the claim.
+    pub bundle: &'a Bundle,
+    /// Its questions, in D2 order.
+    pub questions: &'a [clarify_core::Question],
+    /// What was answered.
+    pub outcome: &'a Outcome,
+    /// The R12 envelope of it.
+    pub response: &'a Response,
+    /// The claim's token: every write of the delivery is fenced by it.
+    pub token: i64,
+}
+
+/// How a won claim was handed over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Handed {
+    /// To the attached agent, which was woken with it.
+    Live,
+    /// Stored final (a rejection), sent through the resume target, or kept
+    /// for the agent to collect.
+    Stored,
+    /// Nobody took it: it must be rolled back (R7a).
+    Refused,
+}
