@@ -39,6 +39,10 @@ pub struct Config {
     /// replica died, or the database refused a delivery's writes and their
     /// rollback alike: R6); [`SWEEP_EVERY`] when unset.
     pub sweep_interval: Option<std::time::Duration>,
+    /// Event sockets one identity may hold open; 64 when unset.
+    pub ws_per_identity: Option<usize>,
+    /// Event sockets the server holds open at most; 4096 when unset.
+    pub ws_total: Option<usize>,
     /// How long a claim must sit untouched before the sweep takes it for
     /// abandoned; [`ORPHAN_AFTER`] when unset (tests shorten it).
     pub orphan_after: Option<std::time::Duration>,

@@ -24,6 +24,7 @@ pub struct TestServer {
     database: Arc<TestDatabase>,
     config: clarify_server::Config,
     db: clarify_server::db::Db,
+    hub: clarify_server::events::Events,
 }
 
 impl TestServer {
@@ -74,6 +75,7 @@ impl TestServer {
             .expect("bind 127.0.0.1:0");
         let addr = listener.local_addr().expect("bound address");
         let (shutdown, signal) = oneshot::channel::<()>();
+        let hub = state.events.clone();
         let task = tokio::spawn(clarify_server::serve(listener, state, async move {
             let _ = signal.await;
         }));
@@ -85,6 +87,7 @@ impl TestServer {
             database,
             config,
             db,
+            hub,
         }
     }
 
@@ -150,6 +153,13 @@ impl TestServer {
     #[must_use]
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
+    }
+
+    /// The server's event hub, for tests that must publish more than the
+    /// API can in reasonable time (a flood that outruns a slow socket).
+    #[must_use]
+    pub fn event_hub(&self) -> &clarify_server::events::Events {
+        &self.hub
     }
 
     /// The server's own database, for tests that plant legacy rows or

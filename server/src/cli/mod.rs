@@ -221,6 +221,8 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         progress_interval: None,
         sweep_interval: None,
         orphan_after: None,
+        ws_per_identity: None,
+        ws_total: None,
     };
     // The demo user needs a token when auth is on; the browser logs in with it.
     let demo_token = if args.demo && args.auth {

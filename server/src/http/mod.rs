@@ -22,11 +22,19 @@ pub fn routes(state: &AppState) -> Router<AppState> {
         .route("/auth/login", post(auth::login))
         .route("/auth/logout", post(auth::logout))
         .route("/auth/me", get(auth::me));
+    let sockets = ws::limits::Sockets::new(
+        state
+            .config
+            .ws_per_identity
+            .unwrap_or(ws::limits::PER_IDENTITY),
+        state.config.ws_total.unwrap_or(ws::limits::TOTAL),
+    );
     protected()
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             identity::require_identity,
         ))
+        .layer(axum::Extension(sockets))
         .merge(open)
 }
 

@@ -1,0 +1,160 @@
+//! `GET /api/v1/ws`: live events for browsers, one JSON text frame each,
+//! bounded: sockets are counted ([`limits`]), a client can only send small
+//! frames (it has nothing to say but pings), and one that falls behind is
+//! told to reload (`resync`) rather than silently missing events.
+
+pub mod limits;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::Extension;
+use axum::extract::State;
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade, close_code};
+use axum::response::Response;
+use clarify_core::EventKind;
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::AppState;
+use crate::auth::{self, Caller};
+use crate::clock;
+use crate::events::Event;
+use limits::{Full, Place, Sockets};
+
+/// The largest frame a client may send: pings and closes only.
+const MAX_INCOMING: usize = 4096;
+
+/// How many tasks' visibility a socket remembers before starting over.
+const VISIBILITY_CACHE: usize = 4096;
+
+/// Upgrades to a WebSocket that streams every event until either side
+/// closes; over a cap, the socket is closed at once with the reason.
+pub async fn events(
+    State(state): State<AppState>,
+    Extension(sockets): Extension<Arc<Sockets>>,
+    caller: Caller,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    // Subscribe before the upgrade completes, so nothing published after the
+    // 101 answer is missed.
+    let receiver = state.events.subscribe();
+    let place = sockets.open(&caller);
+    upgrade
+        .max_message_size(MAX_INCOMING)
+        .max_frame_size(MAX_INCOMING)
+        .on_upgrade(move |socket| async move {
+            match place {
+                Ok(place) => stream(socket, receiver, state, caller, place).await,
+                Err(full) => refuse(socket, full).await,
+            }
+        })
+}
+
+async fn refuse(mut socket: WebSocket, full: Full) {
+    let code = match full {
+        Full::Identity => close_code::POLICY,
+        Full::Server => close_code::AGAIN,
+    };
+    let frame = CloseFrame {
+        code,
+        reason: full.reason().into(),
+    };
+    let _ = socket.send(Message::Close(Some(frame))).await;
+}
+
+/// Which events one socket may see, remembered per task: visibility of a
+/// task never changes (tasks do not move between workspaces, workspaces do
+/// not change owners), so each task costs one query per socket at most.
+struct Visibility {
+    caller: Caller,
+    tasks: HashMap<String, bool>,
+}
+
+impl Visibility {
+    /// Whether the caller may see `event`: the same task visibility as the
+    /// API, so nobody receives another user's questions or answers; and an
+    /// agent token only its own session's events, never a sibling
+    /// session's.
+    async fn admits(&mut self, state: &AppState, event: &Event) -> bool {
+        match &self.caller {
+            Caller::Unscoped => true,
+            Caller::Agent { session_id } => event_session(&event.payload) == Some(session_id),
+            Caller::User(_) => {
+                let task_id = event.payload["task_id"].as_str().unwrap_or_default();
+                if let Some(known) = self.tasks.get(task_id) {
+                    return *known;
+                }
+                let Ok(visible) = auth::may_access_task(state.db(), &self.caller, task_id).await
+                else {
+                    // Unknown, not remembered: asked again next time.
+                    return false;
+                };
+                if self.tasks.len() >= VISIBILITY_CACHE {
+                    self.tasks.clear();
+                }
+                self.tasks.insert(task_id.to_owned(), visible);
+                visible
+            }
+        }
+    }
+}
+
+/// What a socket that fell behind is sent: reload, events were missed.
+fn resync() -> Event {
+    Event {
+        kind: "notification".to_owned(),
+        action: EventKind::Resync,
+        payload: serde_json::Value::Null,
+        timestamp: clock::rfc3339(clock::now_micros()),
+    }
+}
+
+/// The session an event is about: a message's `task_session_id`, or the
+/// `session_id` of a task or session event.
+fn event_session(payload: &serde_json::Value) -> Option<&str> {
+    payload["task_session_id"]
+        .as_str()
+        .or_else(|| payload["session_id"].as_str())
+}
+
+async fn stream(
+    mut socket: WebSocket,
+    mut events: tokio::sync::broadcast::Receiver<Event>,
+    state: AppState,
+    caller: Caller,
+    _place: Place,
+) {
+    let mut visibility = Visibility {
+        caller,
+        tasks: HashMap::new(),
+    };
+    loop {
+        tokio::select! {
+            () = state.shutdown.cancelled() => {
+                let _ = socket.send(Message::Close(None)).await;
+                return;
+            }
+            event = events.recv() => {
+                let event = match event {
+                    Ok(event) if visibility.admits(&state, &event).await => event,
+                    Ok(_) => continue,
+                    // A slow client missed some events: it is told to reload
+                    // what it shows, then gets the newer ones.
+                    Err(RecvError::Lagged(missed)) => {
+                        tracing::debug!(missed, "websocket client lagged; sent resync");
+                        resync()
+                    }
+                    Err(RecvError::Closed) => return,
+                };
+                let Ok(text) = serde_json::to_string(&event) else { continue };
+                if socket.send(Message::Text(text.into())).await.is_err() {
+                    return;
+                }
+            },
+            incoming = socket.recv() => match incoming {
+                Some(Ok(Message::Close(_)) | Err(_)) | None => return,
+                Some(Ok(_)) => {}
+            },
+        }
+    }
+}

@@ -1,0 +1,157 @@
+//! Bounded everything (issue 13): the event socket's caps, each refused
+//! with a clear close reason; the size of what a client may send; and a
+//! client that falls behind is told to reload instead of silently missing
+//! events.
+
+use std::time::Duration;
+
+use clarify_core::EventKind;
+use clarify_server::Config;
+use clarify_tests::{EventSocket, TestServer};
+use futures_util::{SinkExt as _, StreamExt as _};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+
+/// Longer than anything here takes when it works.
+const PROMPTLY: Duration = Duration::from_secs(10);
+
+async fn socket_as(server: &TestServer, token: Option<&str>) -> EventSocket {
+    let mut request = server
+        .url("/api/v1/ws")
+        .replace("http://", "ws://")
+        .into_client_request()
+        .unwrap();
+    if let Some(token) = token {
+        request
+            .headers_mut()
+            .insert("authorization", format!("Bearer {token}").parse().unwrap());
+    }
+    tokio_tungstenite::connect_async(request).await.unwrap().0
+}
+
+/// The close frame the server ends `socket` with.
+async fn closed_with(socket: &mut EventSocket) -> (CloseCode, String) {
+    loop {
+        match socket.next().await {
+            Some(Ok(Message::Close(Some(frame)))) => {
+                return (frame.code, frame.reason.to_string());
+            }
+            Some(Ok(_)) => {}
+            other => panic!("no close frame: {other:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn one_identity_holds_its_share_of_sockets_and_a_closed_one_frees_a_place() {
+    let server = TestServer::start_with(Config {
+        ws_per_identity: Some(2),
+        ..Config::default()
+    })
+    .await;
+    let mut first = server.events().await;
+    let _second = server.events().await;
+    let mut third = server.events().await;
+    let (code, reason) = closed_with(&mut third).await;
+    assert_eq!(code, CloseCode::Policy);
+    assert!(reason.contains("too many event sockets"), "{reason}");
+
+    first.close(None).await.unwrap();
+    while first.next().await.is_some() {}
+    // The server frees the place once it sees the close; a new socket then
+    // streams events.
+    let mut fourth = loop {
+        let mut socket = server.events().await;
+        let (_, session, agent) = server.session(None).await;
+        let pending = server
+            .ask(
+                &session,
+                &agent,
+                json!([{"prompt": "?", "options": [{"label": "a"}, {"label": "b"}]}]),
+            )
+            .await;
+        match socket.next().await {
+            Some(Ok(Message::Text(text))) => {
+                let event: Value = serde_json::from_str(&text).unwrap();
+                assert_eq!(event["payload"]["metadata"]["pending_id"], pending.as_str());
+                break socket;
+            }
+            Some(Ok(Message::Close(_))) => tokio::task::yield_now().await,
+            other => panic!("{other:?}"),
+        }
+    };
+    fourth.close(None).await.unwrap();
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_server_holds_its_total_and_says_to_come_back_later() {
+    let server = TestServer::start_with(Config {
+        auth: true,
+        ws_total: Some(1),
+        ..Config::default()
+    })
+    .await;
+    let alice = server.token("alice").await;
+    let bob = server.token("bob").await;
+    let _alices = socket_as(&server, Some(&alice)).await;
+    let mut bobs = socket_as(&server, Some(&bob)).await;
+    let (code, reason) = closed_with(&mut bobs).await;
+    assert_eq!(code, CloseCode::Again);
+    assert!(reason.contains("try again later"), "{reason}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_client_may_not_send_more_than_a_ping_s_worth() {
+    let server = TestServer::start().await;
+    let mut socket = server.events().await;
+    let _ = socket
+        .send(Message::Text("x".repeat(64 * 1024).into()))
+        .await;
+    let ended = loop {
+        match socket.next().await {
+            Some(Ok(Message::Close(frame))) => break frame.map(|f| f.code),
+            Some(Ok(_)) => {}
+            Some(Err(_)) | None => break None,
+        }
+    };
+    assert!(
+        ended.is_none_or(|code| code == CloseCode::Size),
+        "the oversized frame ended the socket: {ended:?}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_client_that_falls_behind_is_told_to_resync() {
+    let server = TestServer::start().await;
+    let mut slow = server.events().await;
+    // Far more than the broadcast keeps (1024) and the socket buffers hold,
+    // published while the client reads nothing.
+    let padding = "x".repeat(2048);
+    for n in 0..20_000 {
+        server.event_hub().publish(
+            EventKind::TaskUpdated,
+            json!({"task_id": format!("t{n}"), "session_id": "s", "padding": padding}),
+        );
+    }
+    let mut seen = 0;
+    loop {
+        let next = tokio::time::timeout(PROMPTLY, slow.next()).await;
+        let Ok(Some(Ok(frame))) = next else {
+            panic!("no resync after {seen} events");
+        };
+        if let Message::Text(text) = frame {
+            let event: Value = serde_json::from_str(&text).unwrap();
+            if event["action"] == "resync" {
+                break;
+            }
+            seen += 1;
+            assert!(seen < 20_000, "every event arrived: no lag to report");
+        }
+    }
+    server.stop().await;
+}
