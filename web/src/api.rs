@@ -102,9 +102,18 @@ async fn post(
         .map_err(|e| network(&e))
 }
 
-/// Every task the caller can see.
+/// Every task the caller can see, page after page.
 pub async fn tasks() -> Result<Vec<api::TaskView>, ApiError> {
-    Ok(get::<api::Tasks>("/tasks").await?.tasks)
+    let mut all = Vec::new();
+    let mut path = "/tasks?limit=200".to_owned();
+    loop {
+        let page = get::<api::Tasks>(&path).await?;
+        all.extend(page.tasks);
+        if page.next_cursor.is_empty() {
+            return Ok(all);
+        }
+        path = format!("/tasks?limit=200&cursor={}", page.next_cursor);
+    }
 }
 
 /// Every workspace the caller can see.

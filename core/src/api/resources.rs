@@ -63,11 +63,14 @@ pub struct TaskView {
     pub primary_session_pending_action: Option<PendingAction>,
 }
 
-/// `GET /tasks`.
+/// `GET /tasks` (a page) and `list_tasks_kandev` (all).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tasks {
-    /// The caller's visible tasks.
+    /// The caller's visible tasks, oldest first.
     pub tasks: Vec<TaskView>,
+    /// Where the next page starts (`?cursor=`); `""` when this is the last.
+    #[serde(default)]
+    pub next_cursor: String,
 }
 
 /// An agent session.

@@ -101,6 +101,20 @@ pub async fn get(db: impl AnyExecutor<'_>, id: &str) -> sqlx::Result<Option<Mess
     .await
 }
 
+/// The messages of one bundle, in one query, oldest first.
+///
+/// # Errors
+/// Database errors.
+pub async fn of_bundle(db: impl AnyExecutor<'_>, pending_id: &str) -> sqlx::Result<Vec<Message>> {
+    sqlx::query_as(super::sql(format!(
+        "SELECT {COLUMNS} FROM task_session_messages \
+         WHERE pending_id = $1 AND type = '{CLARIFICATION_REQUEST}' ORDER BY created_at, id"
+    )))
+    .bind(pending_id)
+    .fetch_all(db)
+    .await
+}
+
 /// A page of a task's transcript across its sessions, in `(created_at, id)`
 /// order strictly after `after`; plus whether more exist.
 ///

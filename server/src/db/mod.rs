@@ -149,6 +149,14 @@ pub async fn table_names(db: &Db) -> sqlx::Result<Vec<String>> {
     Ok(rows.into_iter().map(|(n,)| n).collect())
 }
 
+/// `$from, $from+1, …` for `count` bound values (an `IN (…)` list).
+pub(crate) fn placeholders(from: usize, count: usize) -> String {
+    (from..from + count)
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Marks a query assembled with `format!` as safe. Every interpolated piece
 /// is a constant of this crate (column lists, the active rule, dialect
 /// fragments); values always travel as bound parameters.

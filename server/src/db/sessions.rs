@@ -134,6 +134,27 @@ pub async fn for_task(db: impl AnyExecutor<'_>, task_id: &str) -> sqlx::Result<V
     .await
 }
 
+/// The sessions of several tasks in one query, each task's oldest first.
+///
+/// # Errors
+/// Database errors.
+pub async fn for_tasks(
+    db: impl AnyExecutor<'_>,
+    task_ids: &[String],
+) -> sqlx::Result<Vec<Session>> {
+    if task_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut query = sqlx::query_as(super::sql(format!(
+        "SELECT {COLUMNS} FROM task_sessions WHERE task_id IN ({}) ORDER BY created_at, id",
+        super::placeholders(1, task_ids.len())
+    )));
+    for id in task_ids {
+        query = query.bind(id);
+    }
+    query.fetch_all(db).await
+}
+
 /// Sets a session's state; returns whether the session exists.
 ///
 /// # Errors

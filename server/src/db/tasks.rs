@@ -2,6 +2,8 @@
 
 use sqlx::{AnyExecutor, FromRow};
 
+use clarify_core::Cursor;
+
 use crate::clock;
 
 /// A task row.
@@ -67,6 +69,51 @@ pub async fn get(db: impl AnyExecutor<'_>, id: &str) -> sqlx::Result<Option<Task
     .bind(id)
     .fetch_optional(db)
     .await
+}
+
+/// A page of the tasks, oldest first, that `user` may see (every task for
+/// `None`, the unscoped caller), after `after` if given; only those of
+/// `workspace_id` when given (L7a: an extra AND, never a substitute for
+/// visibility). Returns the page and whether more follow.
+///
+/// # Errors
+/// Database errors.
+pub async fn page_visible(
+    db: impl AnyExecutor<'_>,
+    user: Option<&str>,
+    workspace_id: Option<&str>,
+    after: Option<&Cursor>,
+    limit: u32,
+) -> sqlx::Result<(Vec<Task>, bool)> {
+    let visible = if user.is_some() {
+        super::visibility::visible_task("t", "$1")
+    } else {
+        "$1 = $1".to_owned()
+    };
+    let workspace = if workspace_id.is_some() {
+        "t.workspace_id = $2"
+    } else {
+        "$2 = $2"
+    };
+    let after_clause = if after.is_some() {
+        "(t.created_at > $3 OR (t.created_at = $3 AND t.id > $4))"
+    } else {
+        "$3 = $3 AND $4 = $4"
+    };
+    let mut tasks: Vec<Task> = sqlx::query_as(super::sql(format!(
+        "SELECT {COLUMNS} FROM tasks t WHERE {visible} AND {workspace} AND {after_clause} \
+         ORDER BY t.created_at, t.id LIMIT $5"
+    )))
+    .bind(user.unwrap_or_default())
+    .bind(workspace_id.unwrap_or_default())
+    .bind(after.map_or(0, |c| c.created_at))
+    .bind(after.map_or("", |c| c.id.as_str()))
+    .bind(i64::from(limit) + 1)
+    .fetch_all(db)
+    .await?;
+    let more = tasks.len() > limit as usize;
+    tasks.truncate(limit as usize);
+    Ok((tasks, more))
 }
 
 /// Tasks, oldest first, that `user` may see (every task for `None`, the

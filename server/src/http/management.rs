@@ -108,25 +108,37 @@ pub async fn create_task(
     ))
 }
 
-/// `?workspace_id=`.
+/// `?workspace_id=&limit=&cursor=`; read as text so that a bad value gets
+/// our error naming it, not the extractor's.
 #[derive(Debug, Deserialize)]
 pub struct TaskQuery {
     workspace_id: Option<String>,
+    limit: Option<String>,
+    cursor: Option<String>,
 }
 
-/// Lists tasks.
+/// Lists tasks, a page at a time (keyset: `next_cursor` continues).
 pub async fn list_tasks(
     State(state): State<AppState>,
     caller: Caller,
     Query(query): Query<TaskQuery>,
 ) -> Result<impl IntoResponse> {
-    let workspace_id = query.workspace_id.as_deref().filter(|w| !w.is_empty());
-    let list = tasks::list_visible(state.db().pool(), caller.person()?, workspace_id).await?;
-    let mut views = Vec::with_capacity(list.len());
-    for task in list {
-        views.push(task_view(&state, task).await?);
-    }
-    Ok(axum::Json(api::Tasks { tasks: views }))
+    let limit = match query.limit.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(text) => Some(text.parse::<i64>().map_err(|_| {
+            Error::BadRequest("limit: must be a whole number (default 50, at most 200)".into())
+        })?),
+    };
+    let page = state
+        .lifecycle
+        .tasks_page(
+            &caller,
+            query.workspace_id.as_deref().unwrap_or_default(),
+            query.cursor.as_deref().unwrap_or_default(),
+            limit,
+        )
+        .await?;
+    Ok(axum::Json(page))
 }
 
 /// One task.

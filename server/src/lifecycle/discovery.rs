@@ -6,7 +6,7 @@ use clarify_core::listing::{BundleIdentity, age_seconds, clamp_limit};
 use clarify_core::{Cursor, ListError, PendingBundle, PendingPage, api};
 use serde::Serialize;
 
-use super::projection::task_view;
+use super::projection::task_views;
 use super::{Error, Lifecycle, Result};
 use crate::auth::{self, Caller};
 use crate::clock::{self, now_micros};
@@ -76,9 +76,11 @@ impl Lifecycle {
         };
         let (keys, more) = pending::page(self.db().pool(), self.db().backend(), &query).await?;
         let now = now_micros();
+        let ids: Vec<String> = keys.iter().map(|k| k.pending_id.clone()).collect();
+        let mut loaded = repo::load_many(self.db().pool(), &ids).await?;
         let mut bundles = Vec::with_capacity(keys.len());
         for key in &keys {
-            let Some(bundle) = repo::load(self.db().pool(), &key.pending_id).await? else {
+            let Some(bundle) = loaded.remove(&key.pending_id) else {
                 continue;
             };
             bundles.push(PendingBundle::from_messages(
@@ -100,7 +102,7 @@ impl Lifecycle {
     }
 
     /// `list_tasks_kandev`: the caller's tasks (of one workspace, if given)
-    /// with their pending actions.
+    /// with their pending actions, projected in two queries.
     ///
     /// # Errors
     /// Database errors.
@@ -112,11 +114,47 @@ impl Lifecycle {
         let user = caller.person()?;
         let workspace_id = Some(workspace_id.trim()).filter(|w| !w.is_empty());
         let list = tasks::list_visible(self.db().pool(), user, workspace_id).await?;
-        let mut views = Vec::with_capacity(list.len());
-        for task in list {
-            views.push(task_view(self.db(), task).await?);
-        }
-        Ok(views)
+        Ok(task_views(self.db(), list).await?)
+    }
+
+    /// `GET /tasks`: a page of the caller's tasks, oldest first, with their
+    /// pending actions (T1, T2); `next_cursor` continues, `""` at the end.
+    ///
+    /// # Errors
+    /// 400 naming `cursor` when it is not one this server issued.
+    pub async fn tasks_page(
+        &self,
+        caller: &Caller,
+        workspace_id: &str,
+        cursor_text: &str,
+        limit: Option<i64>,
+    ) -> Result<api::Tasks> {
+        let user = caller.person()?;
+        let workspace_id = Some(workspace_id.trim()).filter(|w| !w.is_empty());
+        let after = cursor(cursor_text.trim())?;
+        let (page, more) = tasks::page_visible(
+            self.db().pool(),
+            user,
+            workspace_id,
+            after.as_ref(),
+            clamp_limit(limit),
+        )
+        .await?;
+        let next_cursor = page
+            .last()
+            .filter(|_| more)
+            .map(|t| {
+                Cursor {
+                    created_at: t.created_at,
+                    id: t.id.clone(),
+                }
+                .encode()
+            })
+            .unwrap_or_default();
+        Ok(api::Tasks {
+            tasks: task_views(self.db(), page).await?,
+            next_cursor,
+        })
     }
 
     /// `get_task_conversation_kandev`: a page of a task's transcript.

@@ -1,24 +1,49 @@
 //! The pending-action projection of tasks and sessions (T1, T2), shared by
 //! the REST routes and `list_tasks_kandev`.
 
+use std::collections::HashMap;
+
 use clarify_core::{api, pending_action};
 
 use crate::db::clarification as repo;
 use crate::db::{Db, sessions, tasks};
 
-/// Projects `task` (activeness from the one active rule, D4).
+/// Projects `tasks` (activeness from the one active rule, D4) with two
+/// queries in all, whatever their number.
+///
+/// # Errors
+/// Database errors.
+pub async fn task_views(db: &Db, tasks: Vec<tasks::Task>) -> sqlx::Result<Vec<api::TaskView>> {
+    let ids: Vec<String> = tasks.iter().map(|t| t.id.clone()).collect();
+    let with_active = repo::sessions_with_active(db.pool(), &ids).await?;
+    let mut sessions_of: HashMap<String, Vec<sessions::Session>> = HashMap::new();
+    for session in sessions::for_tasks(db.pool(), &ids).await? {
+        sessions_of
+            .entry(session.task_id.clone())
+            .or_default()
+            .push(session);
+    }
+    let pending = |s: &sessions::Session| pending_action(s.state, with_active.contains(&s.id));
+    Ok(tasks
+        .into_iter()
+        .map(|task| {
+            let sessions = sessions_of.get(&task.id).map_or(&[][..], Vec::as_slice);
+            api::TaskView {
+                task_pending_action: sessions.iter().find_map(pending),
+                primary_session_pending_action: sessions.first().and_then(pending),
+                task: task.into(),
+            }
+        })
+        .collect())
+}
+
+/// Projects one task.
 ///
 /// # Errors
 /// Database errors.
 pub async fn task_view(db: &Db, task: tasks::Task) -> sqlx::Result<api::TaskView> {
-    let with_active = repo::sessions_with_active(db.pool(), &task.id).await?;
-    let sessions = sessions::for_task(db.pool(), &task.id).await?;
-    let pending = |s: &sessions::Session| pending_action(s.state, with_active.contains(&s.id));
-    Ok(api::TaskView {
-        task_pending_action: sessions.iter().find_map(pending),
-        primary_session_pending_action: sessions.first().and_then(pending),
-        task: task.into(),
-    })
+    let mut views = task_views(db, vec![task]).await?;
+    Ok(views.remove(0))
 }
 
 /// Projects `session`: its pending action (T1) and its active bundles (D4).

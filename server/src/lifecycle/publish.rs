@@ -10,14 +10,11 @@ use crate::db::sessions;
 
 impl Lifecycle {
     pub(super) async fn publish_bundle(&self, pending_id: &str) -> Result<()> {
-        let Some(bundle) = repo::load(self.db.pool(), pending_id).await? else {
+        let updated = messages::of_bundle(self.db.pool(), pending_id).await?;
+        let Some(session_id) = updated.first().map(|m| m.task_session_id.clone()) else {
             return Ok(());
         };
-        let mut updated = Vec::with_capacity(bundle.rows.len());
-        for row in &bundle.rows {
-            updated.extend(messages::get(self.db.pool(), &row.id).await?);
-        }
-        self.publish_messages(EventKind::MessageUpdated, bundle.session_id(), &updated)
+        self.publish_messages(EventKind::MessageUpdated, &session_id, &updated)
             .await
     }
 

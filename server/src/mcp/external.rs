@@ -165,7 +165,10 @@ impl ExternalServer {
             .lifecycle
             .list_tasks(&caller, &args.workspace_id)
             .await;
-        Ok(result::from(outcome.map(|tasks| api::Tasks { tasks })))
+        Ok(result::from(outcome.map(|tasks| api::Tasks {
+            tasks,
+            next_cursor: String::new(),
+        })))
     }
 
     #[tool(

@@ -32,7 +32,7 @@ pub async fn complete_active_bundle(
          WHERE m.pending_id = $1 AND {active} \
          AND NOT EXISTS (SELECT 1 FROM task_session_messages b WHERE b.pending_id = $1 \
              AND b.type = '{CLARIFICATION_REQUEST}' AND b.clarification_question_id = '') \
-         RETURNING id, task_session_id AS session_id, task_id, turn_id, metadata, \
+         RETURNING id, pending_id, task_session_id AS session_id, task_id, turn_id, metadata, \
              created_at, updated_at",
         active = active("m"),
     )))

@@ -44,6 +44,8 @@ pub fn active(m: &str) -> String {
 pub struct BundleRow {
     /// The message id.
     pub id: String,
+    /// The bundle it belongs to.
+    pub pending_id: String,
     /// The session that asked.
     pub session_id: String,
     /// The task, from the message or else from its session (M5); `""` when
@@ -134,7 +136,7 @@ impl Bundle {
     }
 }
 
-const BUNDLE_SELECT: &str = "SELECT m.id, m.task_session_id AS session_id, \
+const BUNDLE_SELECT: &str = "SELECT m.id, m.pending_id, m.task_session_id AS session_id, \
      CASE WHEN m.task_id <> '' THEN m.task_id ELSE COALESCE(s.task_id, '') END AS task_id, \
      m.turn_id, m.metadata, m.created_at, m.updated_at \
      FROM task_session_messages m LEFT JOIN task_sessions s ON s.id = m.task_session_id";
@@ -152,6 +154,40 @@ pub async fn load(db: impl AnyExecutor<'_>, pending_id: &str) -> sqlx::Result<Op
     .fetch_all(db)
     .await?;
     Ok(Bundle::new(rows))
+}
+
+/// Reads several bundles in one query, by `pending_id`; those without
+/// durable messages are absent from the map.
+///
+/// # Errors
+/// Database errors.
+pub async fn load_many(
+    db: impl AnyExecutor<'_>,
+    pending_ids: &[String],
+) -> sqlx::Result<std::collections::HashMap<String, Bundle>> {
+    if pending_ids.is_empty() {
+        return Ok(std::collections::HashMap::new());
+    }
+    let mut query = sqlx::query_as(crate::db::sql(format!(
+        "{BUNDLE_SELECT} WHERE m.pending_id IN ({}) AND m.type = '{CLARIFICATION_REQUEST}'",
+        crate::db::placeholders(1, pending_ids.len())
+    )));
+    for id in pending_ids {
+        query = query.bind(id);
+    }
+    let rows: Vec<BundleRow> = query.fetch_all(db).await?;
+    let mut by_bundle: std::collections::HashMap<String, Vec<BundleRow>> =
+        std::collections::HashMap::new();
+    for row in rows {
+        by_bundle
+            .entry(row.pending_id.clone())
+            .or_default()
+            .push(row);
+    }
+    Ok(by_bundle
+        .into_iter()
+        .filter_map(|(id, rows)| Bundle::new(rows).map(|b| (id, b)))
+        .collect())
 }
 
 /// Whether any question of the bundle is active (D4).
@@ -188,24 +224,29 @@ pub async fn active_in_session(
     Ok(rows.into_iter().map(|(p, _)| p).collect())
 }
 
-/// Which of the given sessions have an active bundle (the pending-action
-/// projection, T1/T2).
+/// Which sessions of the given tasks have an active bundle (the
+/// pending-action projection, T1/T2), in one query.
 ///
 /// # Errors
 /// Database errors.
 pub async fn sessions_with_active(
     db: impl AnyExecutor<'_>,
-    task_id: &str,
+    task_ids: &[String],
 ) -> sqlx::Result<HashSet<String>> {
-    let rows: Vec<(String,)> = sqlx::query_as(crate::db::sql(format!(
+    if task_ids.is_empty() {
+        return Ok(HashSet::new());
+    }
+    let mut query = sqlx::query_as(crate::db::sql(format!(
         "SELECT DISTINCT m.task_session_id FROM task_session_messages m \
          JOIN task_sessions ss ON ss.id = m.task_session_id \
-         WHERE ss.task_id = $1 AND {}",
+         WHERE ss.task_id IN ({}) AND {}",
+        crate::db::placeholders(1, task_ids.len()),
         active("m")
-    )))
-    .bind(task_id)
-    .fetch_all(db)
-    .await?;
+    )));
+    for id in task_ids {
+        query = query.bind(id);
+    }
+    let rows: Vec<(String,)> = query.fetch_all(db).await?;
     Ok(rows.into_iter().map(|(s,)| s).collect())
 }
 
