@@ -155,3 +155,70 @@ async fn a_client_that_falls_behind_is_told_to_resync() {
     }
     server.stop().await;
 }
+
+/// POSTs an MCP `initialize` to `/mcp` as `token` (none: auth off).
+async fn initialize(server: &TestServer, token: Option<&str>) -> reqwest::Response {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "bounds-test", "version": "1"}}});
+    let mut request = server
+        .client()
+        .post(server.url("/mcp"))
+        .header("accept", "application/json, text/event-stream")
+        .json(&body);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    request.send().await.unwrap()
+}
+
+#[tokio::test]
+async fn an_identity_holds_a_bounded_number_of_mcp_sessions() {
+    let server = TestServer::start_with(Config {
+        auth: true,
+        mcp_sessions_per_identity: Some(2),
+        ..Config::default()
+    })
+    .await;
+    let alice = server.token("alice").await;
+    let bob = server.token("bob").await;
+    for _ in 0..2 {
+        let opened = initialize(&server, Some(&alice)).await;
+        assert_eq!(opened.status(), 200);
+        assert!(opened.headers().contains_key("mcp-session-id"));
+    }
+    let refused = initialize(&server, Some(&alice)).await;
+    assert_eq!(refused.status(), 429);
+    let body: Value = refused.json().await.unwrap();
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("too many MCP sessions"),
+        "{body}"
+    );
+    assert_eq!(
+        initialize(&server, Some(&bob)).await.status(),
+        200,
+        "Bob has his own share"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_mcp_request_body_is_bounded() {
+    let server = TestServer::start().await;
+    let huge = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {"padding": "x".repeat(4 << 20)},
+        "clientInfo": {"name": "huge", "version": "1"}}});
+    let response = server
+        .client()
+        .post(server.url("/mcp"))
+        .header("accept", "application/json, text/event-stream")
+        .json(&huge)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 413);
+    server.stop().await;
+}

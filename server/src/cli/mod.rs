@@ -222,6 +222,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         sweep_interval: None,
         orphan_after: None,
         ws_per_identity: None,
+        mcp_sessions_per_identity: None,
         ws_total: None,
     };
     // The demo user needs a token when auth is on; the browser logs in with it.

@@ -40,8 +40,9 @@ const QUEUE: usize = 4096;
 /// How long relayed messages and lapsed attachments are kept.
 const KEEP: Duration = Duration::from_secs(300);
 
-/// How long an MCP session can be resumed on another replica.
-const KEEP_MCP_SESSIONS: Duration = Duration::from_secs(7 * 24 * 3600);
+/// How long an MCP session can be resumed on another replica (a client
+/// whose session is gone initializes a new one).
+const KEEP_MCP_SESSIONS: Duration = Duration::from_secs(24 * 3600);
 
 /// One replica's message to the others.
 #[derive(Debug, Clone, Serialize, Deserialize)]

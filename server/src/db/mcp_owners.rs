@@ -1,5 +1,5 @@
-//! Which identity opened each MCP session (migration
-//! `0005_mcp_session_owners`).
+//! Which identity opened each MCP session and when it was last used
+//! (migrations `0005_mcp_session_owners`, `0006_mcp_session_use`).
 
 use sqlx::AnyExecutor;
 
@@ -27,8 +27,8 @@ pub async fn record(
     now: i64,
 ) -> sqlx::Result<()> {
     sqlx::query(
-        "INSERT INTO mcp_session_owners (session_hash, owner, created_at) VALUES ($1, $2, $3) \
-         ON CONFLICT (session_hash) DO NOTHING",
+        "INSERT INTO mcp_session_owners (session_hash, owner, created_at, last_seen) \
+         VALUES ($1, $2, $3, $3) ON CONFLICT (session_hash) DO NOTHING",
     )
     .bind(session_hash)
     .bind(owner)
@@ -38,12 +38,50 @@ pub async fn record(
     Ok(())
 }
 
-/// Forgets the owners of sessions opened before `cutoff`.
+/// Records a use of the session `session_hash` at `now`, writing only when
+/// the last recorded use is older than `coarse` (one write a minute, not
+/// one a request).
+///
+/// # Errors
+/// Database errors.
+pub async fn touch(
+    db: impl AnyExecutor<'_>,
+    session_hash: &str,
+    now: i64,
+    coarse: i64,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE mcp_session_owners SET last_seen = $1 WHERE session_hash = $2 AND last_seen < $3",
+    )
+    .bind(now)
+    .bind(session_hash)
+    .bind(now - coarse)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// How many of `owner`'s sessions were used at or after `since`.
+///
+/// # Errors
+/// Database errors.
+pub async fn live_count(db: impl AnyExecutor<'_>, owner: &str, since: i64) -> sqlx::Result<i64> {
+    let (count,): (i64,) = sqlx::query_as(
+        "SELECT COUNT(*) FROM mcp_session_owners WHERE owner = $1 AND last_seen >= $2",
+    )
+    .bind(owner)
+    .bind(since)
+    .fetch_one(db)
+    .await?;
+    Ok(count)
+}
+
+/// Forgets the owners of sessions unused since before `cutoff`.
 ///
 /// # Errors
 /// Database errors.
 pub async fn forget_before(db: impl AnyExecutor<'_>, cutoff: i64) -> sqlx::Result<u64> {
-    let done = sqlx::query("DELETE FROM mcp_session_owners WHERE created_at < $1")
+    let done = sqlx::query("DELETE FROM mcp_session_owners WHERE last_seen < $1")
         .bind(cutoff)
         .execute(db)
         .await?;

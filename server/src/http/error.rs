@@ -42,6 +42,9 @@ pub enum Error {
     /// JSON of the wrong shape; the message names the field (422).
     #[error("{0}")]
     Unprocessable(String),
+    /// The caller holds as many of something as it may (429).
+    #[error("{0}")]
+    TooMany(&'static str),
     /// A long wait ended without an answer (504, A5a).
     #[error("no answer yet; wait again")]
     WaitTimeout,
@@ -69,6 +72,7 @@ impl Error {
             Self::Conflict(_) => StatusCode::CONFLICT,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
             Self::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Self::WaitTimeout => StatusCode::GATEWAY_TIMEOUT,
             Self::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,

@@ -2,7 +2,8 @@
 //! session (`Mcp-Session-Id`) is served only for that same identity, so a
 //! session id that leaks (a log, a proxy) is useless under another token.
 //! Any other caller is told the session does not exist, which MCP clients
-//! answer by initializing a session of their own.
+//! answer by initializing a session of their own. An identity may hold a
+//! bounded number of live sessions, and a request body is bounded too.
 
 use axum::extract::{Request, State};
 use axum::middleware::Next;
@@ -18,9 +19,23 @@ use crate::ids::hash_secret;
 /// The header naming a streamable-HTTP MCP session.
 const SESSION_HEADER: &str = "mcp-session-id";
 
-/// How long a session's owner is remembered (as long as replicas keep
-/// sessions themselves).
-const KEEP: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);
+/// How long an unused session's owner is remembered (replicas keep the
+/// sessions themselves as long).
+const KEEP: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+
+/// A session unused for longer is not counted as live: rmcp ends a local
+/// session idle for five minutes (its `keep_alive`).
+const LIVE: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// Uses are recorded at most this often per session.
+const TOUCH_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The largest MCP request body read here (an `initialize`'s parameters are
+/// stored with its session, so they are bounded too).
+pub const MAX_BODY: usize = 1 << 20;
+
+/// Live MCP sessions one identity may hold, by default.
+pub const PER_IDENTITY: usize = 16;
 
 /// The identity a session is bound to.
 fn owner(caller: &Caller) -> String {
@@ -28,6 +43,18 @@ fn owner(caller: &Caller) -> String {
         Caller::Unscoped => "unscoped".to_owned(),
         Caller::User(id) => format!("user:{id}"),
         Caller::Agent { session_id } => format!("agent:{session_id}"),
+    }
+}
+
+/// Whether a JSON-RPC body (one message or a batch) opens a session.
+fn initializes(body: &[u8]) -> bool {
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(body) else {
+        return false;
+    };
+    let is_init = |m: &serde_json::Value| m["method"] == "initialize";
+    match &value {
+        serde_json::Value::Array(batch) => batch.iter().any(is_init),
+        message => is_init(message),
     }
 }
 
@@ -48,13 +75,46 @@ pub async fn bind(
         .get(SESSION_HEADER)
         .and_then(|v| v.to_str().ok())
         .map(key);
-    if let Some(hash) = &named {
-        match mcp_owners::owner(state.db().pool(), hash).await {
-            Ok(Some(recorded)) if recorded == owner => {}
-            Ok(_) => return Error::NotFound("MCP session").into_response(),
-            Err(error) => return Error::from(error).into_response(),
+    let now = now_micros();
+    let pool = state.db().pool();
+    let request = match &named {
+        Some(hash) => {
+            match mcp_owners::owner(pool, hash).await {
+                Ok(Some(recorded)) if recorded == owner => {}
+                Ok(_) => return Error::NotFound("MCP session").into_response(),
+                Err(error) => return Error::from(error).into_response(),
+            }
+            if let Err(error) = mcp_owners::touch(pool, hash, now, micros(TOUCH_EVERY)).await {
+                return Error::from(error).into_response();
+            }
+            request
         }
-    }
+        None => {
+            // A request that may open a session: read it (bounded) to see.
+            let (parts, body) = request.into_parts();
+            let Ok(bytes) = axum::body::to_bytes(body, MAX_BODY).await else {
+                return Error::PayloadTooLarge.into_response();
+            };
+            if initializes(&bytes) {
+                let cap = state
+                    .config
+                    .mcp_sessions_per_identity
+                    .unwrap_or(PER_IDENTITY);
+                match mcp_owners::live_count(pool, &owner, now - micros(LIVE)).await {
+                    Ok(live) if usize::try_from(live).unwrap_or(usize::MAX) >= cap => {
+                        return Error::TooMany(
+                            "too many MCP sessions open for this identity; end some \
+                             (DELETE with Mcp-Session-Id) or let them idle out",
+                        )
+                        .into_response();
+                    }
+                    Ok(_) => {}
+                    Err(error) => return Error::from(error).into_response(),
+                }
+            }
+            Request::from_parts(parts, axum::body::Body::from(bytes))
+        }
+    };
     let response = next.run(request).await;
     let opened = response
         .headers()
@@ -65,10 +125,9 @@ pub async fn bind(
     if let Some(hash) = opened {
         // Recorded before the client sees its session id, so its next
         // request finds the owner.
-        let now = now_micros();
         let recorded = async {
-            mcp_owners::record(state.db().pool(), &hash, &owner, now).await?;
-            mcp_owners::forget_before(state.db().pool(), now - micros(KEEP)).await
+            mcp_owners::record(pool, &hash, &owner, now).await?;
+            mcp_owners::forget_before(pool, now - micros(KEEP)).await
         };
         if let Err(error) = recorded.await {
             return Error::from(error).into_response();
@@ -80,6 +139,20 @@ pub async fn bind(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_initialize_is_recognised_alone_or_in_a_batch() {
+        assert!(initializes(
+            br#"{"jsonrpc":"2.0","id":1,"method":"initialize"}"#
+        ));
+        assert!(initializes(
+            br#"[{"method":"ping"},{"method":"initialize"}]"#
+        ));
+        assert!(!initializes(
+            br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#
+        ));
+        assert!(!initializes(b"not json"));
+    }
 
     #[test]
     fn each_identity_has_its_own_owner() {

@@ -25,6 +25,7 @@ use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tower_http::limit::RequestBodyLimitLayer;
 
 use crate::AppState;
 use crate::auth::Caller;
@@ -67,10 +68,12 @@ pub fn routes(state: &AppState) -> Router<AppState> {
     let agent_routes = Router::new()
         .nest_service("/mcp/agent", agent)
         .layer(from_fn_with_state((state.clone(), "agent"), binding::bind))
+        .layer(RequestBodyLimitLayer::new(binding::MAX_BODY))
         .layer(from_fn_with_state(state.clone(), require_agent));
     let external_routes = Router::new()
         .nest_service("/mcp", external)
         .layer(from_fn_with_state((state.clone(), "mcp"), binding::bind))
+        .layer(RequestBodyLimitLayer::new(binding::MAX_BODY))
         .layer(from_fn_with_state(state.clone(), require_identity));
     agent_routes.merge(external_routes)
 }
