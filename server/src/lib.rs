@@ -92,7 +92,11 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let token = state.shutdown.clone();
-    axum::serve(listener, app(state))
+    // A make-service that hands each connection a clone of the one router:
+    // serving the `Router` itself would rebuild every route for every
+    // connection (axum calls `with_state` per connection), which measured
+    // 160 KiB per open connection (`tests/benches/waiters.rs`).
+    axum::serve(listener, app(state).into_make_service())
         .with_graceful_shutdown(async move {
             shutdown.await;
             // Long-lived streams would otherwise hold graceful shutdown open

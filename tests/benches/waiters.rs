@@ -1,0 +1,177 @@
+//! What a blocked agent costs the server in memory (issue 13): the `clarify`
+//! binary runs in a process of its own on a SQLite file; this process
+//! blocks `WAITERS` agents on it (half on REST `/wait`, half in
+//! `ask_user_question_kandev` over MCP) and reads the server's resident set
+//! size before and after. Prints the growth per waiting agent, for each kind
+//! and overall; the goal is at most 15 KB at 10,000.
+//!
+//! `WAITERS=2000 cargo bench -p clarify-tests --bench waiters` for a quick run.
+
+use std::io::{BufRead as _, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use clarify_tests::mcp;
+use serde_json::{Value, json};
+
+/// The server's resident set, in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// Waits until the resident set has stopped growing (the server has taken
+/// every waiter in), and returns it.
+async fn settled_rss(pid: u32) -> u64 {
+    let mut last = rss_kib(pid);
+    loop {
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let now = rss_kib(pid);
+        if now.abs_diff(last) * 200 < last.max(1) {
+            return now;
+        }
+        last = now;
+    }
+}
+
+fn start_server(dir: &std::path::Path) -> (Child, String) {
+    // `WAITERS_WRAP="valgrind --tool=massif"` runs the server under a
+    // heap profiler, to see where the memory goes.
+    let wrap = std::env::var("WAITERS_WRAP").unwrap_or_default();
+    let mut words: Vec<String> = wrap.split_whitespace().map(str::to_owned).collect();
+    words.push(env!("CARGO_BIN_EXE_clarify-under-test").to_owned());
+    let mut child = Command::new(&words[0])
+        .args(&words[1..])
+        .args(["serve", "--listen", "127.0.0.1:0", "--database-url"])
+        .arg(format!("sqlite://{}", dir.join("clarify.db").display()))
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start clarify");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line.trim().trim_start_matches("listening on ").to_owned();
+    (child, url)
+}
+
+/// A new session and its agent's question; returns (pending id, token).
+async fn asked(client: &reqwest::Client, url: &str, n: usize) -> (String, String) {
+    let task: Value = client
+        .post(format!("{url}/api/v1/tasks"))
+        .json(&json!({"title": format!("agent {n}")}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let session: Value = client
+        .post(format!(
+            "{url}/api/v1/tasks/{}/sessions",
+            task["id"].as_str().unwrap()
+        ))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let token = session["agent_token"].as_str().unwrap().to_owned();
+    let created: Value = client
+        .post(format!("{url}/api/v1/clarification/request"))
+        .bearer_auth(&token)
+        .json(&json!({"questions": question(n)}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    (created["pending_id"].as_str().unwrap().to_owned(), token)
+}
+
+fn question(n: usize) -> Value {
+    json!([{"prompt": format!("Question {n}?"), "options": [{"label": "a"}, {"label": "b"}]}])
+}
+
+#[tokio::main]
+async fn main() {
+    let waiters: usize = std::env::var("WAITERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000);
+    let dir = std::env::temp_dir().join(format!("clarify-waiters-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (mut server, url) = start_server(&dir);
+    let pid = server.id();
+    let setup = reqwest::Client::new();
+    let half = waiters / 2;
+
+    println!("waiters: {waiters} blocked agents on one server (SQLite), half REST /wait, half MCP");
+    let started = Instant::now();
+    let mut rest = Vec::with_capacity(half);
+    let mut agents = Vec::with_capacity(half);
+    for n in 0..waiters {
+        let (pending, token) = asked(&setup, &url, n).await;
+        if n < half {
+            rest.push((pending, token));
+        } else {
+            agents.push(token);
+        }
+    }
+    println!("  set up {waiters} questions in {:.1?}", started.elapsed());
+    let baseline = settled_rss(pid).await;
+    println!("  server RSS before: {baseline} KiB");
+
+    // REST: each waiter its own connection, blocked in a long poll.
+    let mut held = Vec::with_capacity(waiters);
+    for (pending, token) in rest {
+        let client = reqwest::Client::new();
+        let url = format!("{url}/api/v1/clarification/{pending}/wait?timeout=120");
+        held.push(tokio::spawn(async move {
+            let _ = client.get(url).bearer_auth(token).send().await;
+        }));
+    }
+    let after_rest = settled_rss(pid).await;
+    let rest_each = (after_rest.saturating_sub(baseline)) as f64 / half as f64;
+    println!("  with {half} REST waiters: {after_rest} KiB ({rest_each:.1} KiB each)");
+
+    // MCP: each agent a session of its own, blocked in the tool call.
+    for (n, token) in agents.into_iter().enumerate() {
+        let url = format!("{url}/mcp/agent");
+        held.push(tokio::spawn(async move {
+            let client = mcp::connect_url(&url, Some(&token)).await;
+            let args = json!({"questions": question(half + n)});
+            let _ = mcp::call(&client, "ask_user_question_kandev", &args).await;
+        }));
+    }
+    let after_all = settled_rss(pid).await;
+    let mcp_each = (after_all.saturating_sub(after_rest)) as f64 / (waiters - half) as f64;
+    let each = (after_all.saturating_sub(baseline)) as f64 / waiters as f64;
+    println!(
+        "  with {} MCP waiters too: {after_all} KiB ({mcp_each:.1} KiB each)",
+        waiters - half
+    );
+    println!("  per waiting agent: {each:.1} KiB (goal: at most 15)");
+
+    // SIGTERM, so that a profiler wrapping the server writes its report.
+    let _ = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status();
+    for task in &held {
+        task.abort();
+    }
+    let _ = server.wait();
+    for task in held {
+        task.abort();
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
