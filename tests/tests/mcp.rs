@@ -70,6 +70,23 @@ async fn s1_s2_s3_each_surface_lists_exactly_its_tools_with_portable_schemas() {
         pending.input_schema["properties"]["limit"]["type"],
         "integer"
     );
+    // N9: answer_question_kandev requires exactly pending_id; listing
+    // requires nothing.
+    let answer = list
+        .iter()
+        .find(|t| t.name == "answer_question_kandev")
+        .unwrap();
+    assert_eq!(
+        answer.input_schema.get("required"),
+        Some(&serde_json::json!(["pending_id"])),
+        "{:?}",
+        answer.input_schema
+    );
+    let required = pending.input_schema.get("required");
+    assert!(
+        required.is_none_or(|r| r.as_array().is_some_and(Vec::is_empty)),
+        "{required:?}"
+    );
     server.stop().await;
 }
 

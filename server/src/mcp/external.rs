@@ -40,9 +40,13 @@ pub struct AnswerArg {
     pub custom_text: String,
 }
 
-/// Arguments of `answer_question_kandev`.
+/// Arguments of `answer_question_kandev`: the schema requires `pending_id`
+/// (N9); reading it stays lenient, so that a call without it gets the
+/// tool's own error naming it (`pending_id: is required`), not a
+/// deserialization failure.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
+#[schemars(transform = require_pending_id)]
 pub struct AnswerArgs {
     /// The bundle to answer.
     pub pending_id: String,
@@ -54,6 +58,11 @@ pub struct AnswerArgs {
     pub reason: String,
     /// The same as `reason` (the REST spelling).
     pub reject_reason: String,
+}
+
+/// Marks `pending_id` required in [`AnswerArgs`]'s schema.
+fn require_pending_id(schema: &mut schemars::Schema) {
+    schema.insert("required".to_owned(), serde_json::json!(["pending_id"]));
 }
 
 /// Arguments of `list_tasks_kandev`.
