@@ -57,8 +57,12 @@ async def check_era(base, modern):
     async with http, streamable_http_client(base + "/mcp", http_client=http) as (read, write):
         async with ClientSession(read, write) as session:
             await (session.discover() if modern else session.initialize())
-            names = {tool.name for tool in (await session.list_tools()).tools}
-            assert names == EXTERNAL_TOOLS, names
+            tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+            assert set(tools) == EXTERNAL_TOOLS, set(tools)
+            # N9: exactly pending_id is required to answer; nothing to list.
+            answer_schema = tools["answer_question_kandev"].input_schema
+            assert answer_schema.get("required") == ["pending_id"], answer_schema
+            assert not tools["list_pending_questions_kandev"].input_schema.get("required"), tools
 
             listed = await session.call_tool("list_pending_questions_kandev", {})
             assert not listed.is_error, listed.content
@@ -78,6 +82,10 @@ async def check_era(base, modern):
 
             missing = await session.call_tool("answer_question_kandev", {"pending_id": "nope", "rejected": True})
             assert missing.is_error and missing.content[0].text == "clarification request not found", missing
+
+            # An argument error names its argument.
+            unnamed = await session.call_tool("answer_question_kandev", {"pending_id": "", "rejected": True})
+            assert unnamed.is_error and unnamed.content[0].text.startswith("pending_id:"), unnamed
 
 
 def main():
