@@ -61,40 +61,37 @@ fn start_server(dir: &std::path::Path) -> (Child, String) {
     (child, url)
 }
 
+/// POSTs `body` to the API path `path` (with `token`, if any) and reads the
+/// JSON answer.
+async fn post(
+    client: &reqwest::Client,
+    url: &str,
+    path: &str,
+    token: Option<&str>,
+    body: &Value,
+) -> Value {
+    let mut request = client.post(format!("{url}/api/v1{path}")).json(body);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    request.send().await.unwrap().json().await.unwrap()
+}
+
 /// A new session and its agent's question; returns (pending id, token).
 async fn asked(client: &reqwest::Client, url: &str, n: usize) -> (String, String) {
-    let task: Value = client
-        .post(format!("{url}/api/v1/tasks"))
-        .json(&json!({"title": format!("agent {n}")}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let session: Value = client
-        .post(format!(
-            "{url}/api/v1/tasks/{}/sessions",
-            task["id"].as_str().unwrap()
-        ))
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let task = post(
+        client,
+        url,
+        "/tasks",
+        None,
+        &json!({"title": format!("agent {n}")}),
+    )
+    .await;
+    let path = format!("/tasks/{}/sessions", task["id"].as_str().unwrap());
+    let session = post(client, url, &path, None, &json!({})).await;
     let token = session["agent_token"].as_str().unwrap().to_owned();
-    let created: Value = client
-        .post(format!("{url}/api/v1/clarification/request"))
-        .bearer_auth(&token)
-        .json(&json!({"questions": question(n)}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let body = json!({"questions": question(n)});
+    let created = post(client, url, "/clarification/request", Some(&token), &body).await;
     (created["pending_id"].as_str().unwrap().to_owned(), token)
 }
 

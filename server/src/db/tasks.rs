@@ -116,9 +116,8 @@ pub async fn page_visible(
     Ok((tasks, more))
 }
 
-/// Tasks, oldest first, that `user` may see (every task for `None`, the
-/// unscoped caller); only those of `workspace_id` when given (L7a: an extra
-/// AND, never a substitute for visibility).
+/// Every task, oldest first, that `user` may see: [`page_visible`] in one
+/// page (for `list_tasks_kandev`, which does not page).
 ///
 /// # Errors
 /// Database errors.
@@ -127,21 +126,7 @@ pub async fn list_visible(
     user: Option<&str>,
     workspace_id: Option<&str>,
 ) -> sqlx::Result<Vec<Task>> {
-    let visible = if user.is_some() {
-        super::visibility::visible_task("t", "$1")
-    } else {
-        "$1 = $1".to_owned()
-    };
-    let workspace = if workspace_id.is_some() {
-        "t.workspace_id = $2"
-    } else {
-        "$2 = $2"
-    };
-    sqlx::query_as(super::sql(format!(
-        "SELECT {COLUMNS} FROM tasks t WHERE {visible} AND {workspace} ORDER BY t.created_at, t.id"
-    )))
-    .bind(user.unwrap_or_default())
-    .bind(workspace_id.unwrap_or_default())
-    .fetch_all(db)
-    .await
+    Ok(page_visible(db, user, workspace_id, None, u32::MAX)
+        .await?
+        .0)
 }
