@@ -396,3 +396,41 @@ async fn t1_one_pending_action_for_tasks_session_lists_and_events() {
     );
     server.stop().await;
 }
+
+#[tokio::test]
+async fn every_terminal_state_expires_the_sessions_questions_durably_and_says_so() {
+    let server = TestServer::start().await;
+    let mut browser = server.events().await;
+    for state in ["COMPLETED", "FAILED", "CANCELLED"] {
+        let (_, session, token) = server.session(None).await;
+        let pending = server.ask(&session, &token, one_question(state)).await;
+        let (status, _) = server
+            .api()
+            .patch(&format!("/sessions/{session}"), &json!({"state": state}))
+            .await;
+        assert_eq!(status, 200);
+        let (_, view) = server.get(&format!("/clarification/{pending}")).await;
+        assert_eq!(
+            (&view["status"], &view["active"]),
+            (&json!("expired"), &json!(false)),
+            "{state}: {view}"
+        );
+        let (_, transcript) = server.get(&format!("/sessions/{session}/messages")).await;
+        let stored = &transcript["messages"][0]["metadata"]["status"];
+        assert_eq!(
+            stored, "expired",
+            "{state}: the row itself, not only the view"
+        );
+        let updated = loop {
+            let event = clarify_tests::next_event(&mut browser, "session.message.updated").await;
+            if event["payload"]["metadata"]["pending_id"] == pending.as_str() {
+                break event;
+            }
+        };
+        assert_eq!(
+            updated["payload"]["metadata"]["status"], "expired",
+            "{state}"
+        );
+    }
+    server.stop().await;
+}

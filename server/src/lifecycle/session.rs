@@ -25,20 +25,31 @@ impl Lifecycle {
             .parse()
             .map_err(|e: UnknownState| Error::Invalid(e.to_string()))?;
         let now = now_micros();
-        if !sessions::set_state(self.db.pool(), session_id, state, now).await? {
-            return Err(Error::NotFound("session"));
-        }
-        let session = sessions::get(self.db.pool(), session_id)
+        // One transaction: the expiry is read while the session is still
+        // live (an ended session's questions are no longer "active"), and
+        // no question stays pending on an ended session, even for a moment.
+        let mut tx = self.db.begin_write().await?;
+        sessions::lock(&mut tx, self.db.backend(), session_id)
             .await?
             .ok_or(Error::NotFound("session"))?;
-        if state.is_terminal() {
-            let expired = repo::transition(
+        let expired = if state.is_terminal() {
+            repo::transition_in(
+                &mut tx,
                 &self.db,
                 Scope::Session(session_id),
                 Transition::Expire,
                 now,
             )
-            .await?;
+            .await?
+        } else {
+            Vec::new()
+        };
+        sessions::set_state(&mut *tx, session_id, state, now).await?;
+        tx.commit().await?;
+        let session = sessions::get(self.db.pool(), session_id)
+            .await?
+            .ok_or(Error::NotFound("session"))?;
+        if !expired.is_empty() {
             self.closed(&expired, session_id, &session.task_id).await?;
         }
         self.publish_session(session_id, &session.task_id).await;

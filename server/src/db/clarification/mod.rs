@@ -20,7 +20,7 @@ use super::{Db, Tx};
 pub use claim::{
     Claim, Guard, Mark, complete_active_bundle, delivery_pending, finalize, mark, restore,
 };
-pub use transition::{Scope, Transition, transition};
+pub use transition::{Scope, Transition, transition, transition_in};
 
 /// D4 as a SQL condition on the message alias `m`: a pending (or
 /// status-less) question of the session's current turn, in a session that

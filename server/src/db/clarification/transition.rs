@@ -4,7 +4,7 @@
 use clarify_core::{ClarificationMetadata, Status};
 
 use super::{active, write_metadata};
-use crate::db::Db;
+use crate::db::{Db, Tx};
 
 /// Which active questions a transition applies to.
 #[derive(Debug, Clone, Copy)]
@@ -48,6 +48,23 @@ pub async fn transition(
     now: i64,
 ) -> sqlx::Result<Vec<String>> {
     let mut tx = db.begin_write().await?;
+    let changed = transition_in(&mut tx, db, scope, transition, now).await?;
+    tx.commit().await?;
+    Ok(changed)
+}
+
+/// [`transition()`] inside the caller's write transaction (a session's state
+/// change and the expiry it causes commit together).
+///
+/// # Errors
+/// Database errors.
+pub async fn transition_in(
+    tx: &mut Tx,
+    db: &Db,
+    scope: Scope<'_>,
+    transition: Transition,
+    now: i64,
+) -> sqlx::Result<Vec<String>> {
     let (column, key) = scope.column();
     // Locked as read, in id order (see `lock_bundle`); on PostgreSQL a row a
     // claim changed meanwhile is read again and, no longer active, skipped.
@@ -58,7 +75,7 @@ pub async fn transition(
         db.backend().for_update()
     )))
     .bind(key)
-    .fetch_all(&mut *tx)
+    .fetch_all(&mut **tx)
     .await?;
     let mut changed: Vec<String> = Vec::new();
     for (id, pending_id, metadata) in rows {
@@ -70,11 +87,10 @@ pub async fn transition(
             Transition::Expire => meta.status = Status::Expired.into(),
             Transition::Cancel => meta.status = Status::Cancelled.into(),
         }
-        write_metadata(&mut tx, &id, &meta, now).await?;
+        write_metadata(tx, &id, &meta, now).await?;
         if !changed.contains(&pending_id) {
             changed.push(pending_id);
         }
     }
-    tx.commit().await?;
     Ok(changed)
 }
