@@ -132,6 +132,13 @@ impl Cluster {
         })
     }
 
+    /// Whether other replicas may exist (PostgreSQL), whose wakes arrive
+    /// through the relay, a moment after their writes.
+    #[must_use]
+    pub fn is_shared(&self) -> bool {
+        self.link.is_some()
+    }
+
     /// Where [`Events`] sends what the other replicas must also publish.
     #[must_use]
     pub fn outbound(&self) -> Option<std::sync::Arc<dyn Relay>> {

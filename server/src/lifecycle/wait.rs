@@ -22,6 +22,10 @@ pub enum WaitOutcome {
     ShuttingDown,
 }
 
+/// How long a waiter gives another replica's wake to arrive after reading
+/// its final write (the relay's latency is milliseconds).
+const RELAY_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// Whether the bundle's answer is kept for its agent to collect.
 pub(super) fn awaits_pickup(bundle: &Bundle) -> bool {
     bundle
@@ -84,6 +88,7 @@ impl Lifecycle {
     ) -> Result<WaitOutcome> {
         let deadline = tokio::time::Instant::now() + timeout;
         let mut seen_closed = false;
+        let mut relay_awaited = false;
         loop {
             if let Wake::Resolved(response) = waiting.wake.borrow_and_update().clone() {
                 let status = if response.rejected {
@@ -120,10 +125,25 @@ impl Lifecycle {
                 if !delivery_pending {
                     // A live delivery that raced this read carries what the
                     // stored rows cannot: the rejection's reason (R2b).
-                    let response = match waiting.wake.borrow().clone() {
-                        Wake::Resolved(response) | Wake::Staged(response) => response,
-                        _ => w.to_response(pending_id, &clock::rfc3339(bundle.updated_at())),
+                    let live = match waiting.wake.borrow().clone() {
+                        Wake::Resolved(response) | Wake::Staged(response) => Some(response),
+                        _ => None,
                     };
+                    if live.is_none()
+                        && w.status == Status::Rejected
+                        && self.cluster.is_shared()
+                        && !relay_awaited
+                    {
+                        // Delivered by another replica, whose wake (with the
+                        // reason, R9) trails its write through the relay:
+                        // give it a moment, once, before answering from rows.
+                        relay_awaited = true;
+                        let _ = tokio::time::timeout(RELAY_GRACE, waiting.wake.changed()).await;
+                        continue;
+                    }
+                    let response = live.unwrap_or_else(|| {
+                        w.to_response(pending_id, &clock::rfc3339(bundle.updated_at()))
+                    });
                     return Ok(WaitOutcome::Resolved(RespondBody::new(
                         true, w.status, response,
                     )));
