@@ -13,25 +13,10 @@ fn questions() -> Value {
     ])
 }
 
-/// The `answers` of a response, as the bytes they were sent in (the JSON
-/// reader keeps key order).
+/// The `answers` of a response, as the bytes they were sent in (the tests
+/// read JSON keeping key order: serde_json's `preserve_order`).
 fn answers_bytes(response: &Value) -> String {
     serde_json::to_string(&response["answers"]).unwrap()
-}
-
-/// A raw POST's text, parsed keeping its key order.
-async fn raw_post(server: &TestServer, path: &str, body: &Value) -> Value {
-    let text = server
-        .client()
-        .post(server.url(&format!("/api/v1{path}")))
-        .json(body)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    serde_json::from_str(&text).unwrap()
 }
 
 #[tokio::test]
@@ -46,7 +31,7 @@ async fn n3a_the_answer_payload_is_byte_identical_on_every_channel_and_path() {
         {"selected_options": ["q1_opt2", "q1_opt2"], "question_id": "q1", "custom_text": ""}
     ]});
     let respond = format!("/clarification/{pending}/respond");
-    let won = raw_post(&server, &respond, &answer).await;
+    let (_, won) = server.post(&respond, &answer).await;
     assert_eq!(won["claimed"], true, "{won}");
     let canonical = answers_bytes(&won["response"]);
     assert_eq!(
@@ -54,7 +39,7 @@ async fn n3a_the_answer_payload_is_byte_identical_on_every_channel_and_path() {
         r#"[{"question_id":"q1","selected_options":["q1_opt2"],"custom_text":""},{"question_id":"q2","selected_options":["q2_opt1"],"custom_text":"for replicas"}]"#
     );
 
-    let lost = raw_post(&server, &respond, &json!({"rejected": true})).await;
+    let (_, lost) = server.post(&respond, &json!({"rejected": true})).await;
     assert_eq!(lost["claimed"], false);
     assert_eq!(answers_bytes(&lost["response"]), canonical, "REST replay");
 

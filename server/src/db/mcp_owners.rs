@@ -3,17 +3,19 @@
 
 use sqlx::AnyExecutor;
 
-/// The owner recorded for the session hashed to `session_hash`, if any.
+/// The owner recorded for the session hashed to `session_hash`, and when
+/// the session was last used, if it is known.
 ///
 /// # Errors
 /// Database errors.
-pub async fn owner(db: impl AnyExecutor<'_>, session_hash: &str) -> sqlx::Result<Option<String>> {
-    let row: Option<(String,)> =
-        sqlx::query_as("SELECT owner FROM mcp_session_owners WHERE session_hash = $1")
-            .bind(session_hash)
-            .fetch_optional(db)
-            .await?;
-    Ok(row.map(|(owner,)| owner))
+pub async fn owner(
+    db: impl AnyExecutor<'_>,
+    session_hash: &str,
+) -> sqlx::Result<Option<(String, i64)>> {
+    sqlx::query_as("SELECT owner, last_seen FROM mcp_session_owners WHERE session_hash = $1")
+        .bind(session_hash)
+        .fetch_optional(db)
+        .await
 }
 
 /// Records `owner` as the identity that opened the session `session_hash`.
@@ -38,26 +40,16 @@ pub async fn record(
     Ok(())
 }
 
-/// Records a use of the session `session_hash` at `now`, writing only when
-/// the last recorded use is older than `coarse` (one write a minute, not
-/// one a request).
+/// Records a use of the session `session_hash` at `now`.
 ///
 /// # Errors
 /// Database errors.
-pub async fn touch(
-    db: impl AnyExecutor<'_>,
-    session_hash: &str,
-    now: i64,
-    coarse: i64,
-) -> sqlx::Result<()> {
-    sqlx::query(
-        "UPDATE mcp_session_owners SET last_seen = $1 WHERE session_hash = $2 AND last_seen < $3",
-    )
-    .bind(now)
-    .bind(session_hash)
-    .bind(now - coarse)
-    .execute(db)
-    .await?;
+pub async fn touch(db: impl AnyExecutor<'_>, session_hash: &str, now: i64) -> sqlx::Result<()> {
+    sqlx::query("UPDATE mcp_session_owners SET last_seen = $1 WHERE session_hash = $2")
+        .bind(now)
+        .bind(session_hash)
+        .execute(db)
+        .await?;
     Ok(())
 }
 

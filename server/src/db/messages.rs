@@ -88,19 +88,6 @@ pub async fn for_session(db: impl AnyExecutor<'_>, session_id: &str) -> sqlx::Re
     .await
 }
 
-/// One message.
-///
-/// # Errors
-/// Database errors.
-pub async fn get(db: impl AnyExecutor<'_>, id: &str) -> sqlx::Result<Option<Message>> {
-    sqlx::query_as(super::sql(format!(
-        "SELECT {COLUMNS} FROM task_session_messages WHERE id = $1"
-    )))
-    .bind(id)
-    .fetch_optional(db)
-    .await
-}
-
 /// The messages of one bundle, in one query, oldest first.
 ///
 /// # Errors

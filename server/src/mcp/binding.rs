@@ -79,12 +79,15 @@ pub async fn bind(
     let pool = state.db().pool();
     let request = match &named {
         Some(hash) => {
-            match mcp_owners::owner(pool, hash).await {
-                Ok(Some(recorded)) if recorded == owner => {}
+            let last_seen = match mcp_owners::owner(pool, hash).await {
+                Ok(Some((recorded, last_seen))) if recorded == owner => last_seen,
                 Ok(_) => return Error::NotFound("MCP session").into_response(),
                 Err(error) => return Error::from(error).into_response(),
-            }
-            if let Err(error) = mcp_owners::touch(pool, hash, now, micros(TOUCH_EVERY)).await {
+            };
+            // A write at most once a minute per session, not one a request.
+            if last_seen < now - micros(TOUCH_EVERY)
+                && let Err(error) = mcp_owners::touch(pool, hash, now).await
+            {
                 return Error::from(error).into_response();
             }
             request

@@ -2,15 +2,14 @@
 //! card at a time, keyboard-first, validated with `clarify-core` before
 //! anything is sent (W4/W4a), closed by the POST's own answer (W2/W3).
 
+mod card;
 mod draft;
 
 use std::collections::HashMap;
 use std::time::Duration;
 
 use clarify_core::api::BundleView;
-use clarify_core::{
-    MAX_TEXT_RUNES, PendingBundle, Question, Submission, rune_count, validate_submission,
-};
+use clarify_core::{MAX_TEXT_RUNES, PendingBundle, Question, Submission, validate_submission};
 use leptos::html;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -19,6 +18,7 @@ use wasm_bindgen::JsCast;
 pub use draft::Draft;
 
 use crate::api::{self, SubmitOutcome};
+use card::Card;
 
 /// A change to one bundle's draft.
 type Edit = Box<dyn FnOnce(&mut Draft) + Send + Sync>;
@@ -337,109 +337,5 @@ pub fn Overlay(
                 <p class="hint">"1–9 pick · ←/→ move · Ctrl+Enter submit · Esc hide"</p>
             </section>
         </Show>
-    }
-}
-
-/// One question: prompt, options and the free-text answer.
-#[component]
-fn Card(
-    question: Question,
-    index: usize,
-    count: usize,
-    draft: Memo<Draft>,
-    edit: Callback<Edit>,
-    over: Memo<bool>,
-) -> impl IntoView {
-    let text = move || draft.with(|d| d.text.get(index).cloned().unwrap_or_default());
-    let runes = move || draft.with(|d| d.text.get(index).map_or(0, |t| rune_count(t)));
-    let this_over = move || runes() > MAX_TEXT_RUNES;
-    let heading = if question.title.is_empty() {
-        format!("Question {} of {count}", index + 1)
-    } else {
-        question.title.clone()
-    };
-    let options = question
-        .options
-        .iter()
-        .enumerate()
-        .map(|(n, o)| {
-            let id = o.option_id.clone();
-            let id_click = id.clone();
-            let pressed = move || draft.with(|d| d.selected.get(index).is_some_and(|s| s.contains(&id)));
-            view! {
-                <button
-                    type="button"
-                    class="option"
-                    data-testid="clarification-option"
-                    aria-pressed=move || if pressed() { "true" } else { "false" }
-                    on:click=move |_| {
-                        let id = id_click.clone();
-                        edit.run(Box::new(move |d| d.toggle(index, &id)));
-                    }
-                >
-                    <span class="badge" aria-hidden="true">{n + 1}</span>
-                    <span class="label">{o.label.clone()}</span>
-                    {(!o.description.is_empty())
-                        .then(|| view! { <span class="description">{o.description.clone()}</span> })}
-                </button>
-            }
-        })
-        .collect_view();
-    let input_id = format!("clarification-input-{index}");
-    let prompt_id = format!("clarification-prompt-{index}");
-    view! {
-        <div class="card" data-testid="clarification-card">
-            <h3 class="question-title">{heading}</h3>
-            <p class="prompt" id=prompt_id.clone() data-testid="clarification-prompt">
-                {question.prompt.clone()}
-            </p>
-            <div class="options" role="group" aria-labelledby=prompt_id>{options}</div>
-            <label for=input_id.clone()>"Or answer in your own words"</label>
-            // No maxLength: the rune count below is the guard (W4a).
-            <textarea
-                id=input_id
-                data-testid="clarification-input"
-                rows="3"
-                aria-describedby="clarification-rune-counter clarification-rune-status"
-                aria-invalid=move || if this_over() { "true" } else { "false" }
-                prop:value=text
-                on:input=move |ev| {
-                    let value = event_target_value(&ev);
-                    edit.run(Box::new(move |d| d.type_text(index, value)));
-                }
-            ></textarea>
-            // Not a live region: announcing every keystroke would drown the
-            // typing; the status below speaks when the limit is crossed.
-            <span
-                id="clarification-rune-counter"
-                data-testid="clarification-rune-counter"
-                class="counter"
-                class:over=this_over
-            >
-                {move || format!("{} / {MAX_TEXT_RUNES}", runes())}
-            </span>
-            <div id="clarification-rune-status" aria-live="polite">
-                <Show when=move || over.get()>
-                    <p class="error" data-testid="clarification-rune-error">
-                        {move || {
-                            // Name the questions, since the one over the limit
-                            // may not be the card on screen.
-                            let which = draft
-                                .with(Draft::over_questions)
-                                .iter()
-                                .map(|i| (i + 1).to_string())
-                                .collect::<Vec<_>>()
-                                .join(", ");
-                            let subject = if count > 1 {
-                                format!("Answer {which} is too long")
-                            } else {
-                                "Too long".to_owned()
-                            };
-                            format!("{subject}: at most {MAX_TEXT_RUNES} characters.")
-                        }}
-                    </p>
-                </Show>
-            </div>
-        </div>
     }
 }
