@@ -428,7 +428,12 @@ test('after the socket drops and comes back, what was missed shows up', async ({
       ws.connectToServer();
     }
   });
+  // The page's first load reads the session (its active bundles) after its
+  // transcript; the question must come after that read, or the load itself
+  // would show it.
+  const loaded = page.waitForResponse((r) => r.url().endsWith(`/api/v1/sessions/${session.sessionId}`));
   await page.goto(`/s/${session.sessionId}`);
+  await loaded;
   await expect.poll(() => connections).toBe(1);
   await ask(request, session, [{ prompt: 'Asked during the outage?', options: [{ label: 'Yes' }, { label: 'No' }] }]);
   await page.waitForTimeout(300);
