@@ -86,6 +86,14 @@ async def check_era(base, modern):
             # An argument error names its argument.
             unnamed = await session.call_tool("answer_question_kandev", {"pending_id": "", "rejected": True})
             assert unnamed.is_error and unnamed.content[0].text.startswith("pending_id:"), unnamed
+            # L13: a wrongly typed argument is a tool error naming it and what was expected.
+            for arguments, expected in (
+                ({"limit": 2.5}, "limit: invalid type: floating point `2.5`, expected an integer"),
+                ({"limit": "x"}, 'limit: invalid type: string "x", expected an integer'),
+                ({"cursor": 5}, "cursor: invalid type: integer `5`, expected a string"),
+            ):
+                typed = await session.call_tool("list_pending_questions_kandev", arguments)
+                assert typed.is_error and typed.content[0].text == expected, typed
 
 
 def main():

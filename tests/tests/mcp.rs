@@ -240,6 +240,75 @@ async fn n4a_n5_n8b_errors_name_the_problem() {
     server.stop().await;
 }
 
+/// L13: a wrongly typed argument is a tool error (which the model can
+/// correct) naming the argument and what was expected, on every tool of
+/// both surfaces, never a protocol error that names nothing.
+#[tokio::test]
+async fn l13_a_wrongly_typed_argument_is_named_on_both_surfaces() {
+    let server = TestServer::start().await;
+    let external = connect(&server, "/mcp", None).await;
+    let (_, _, agent_token) = server.session(None).await;
+    let agent = connect(&server, "/mcp/agent", Some(&agent_token)).await;
+
+    for (client, tool, args, expected) in [
+        (
+            &external,
+            "list_pending_questions_kandev",
+            json!({"limit": 2.5}),
+            "limit: invalid type: floating point `2.5`, expected an integer",
+        ),
+        (
+            &external,
+            "list_pending_questions_kandev",
+            json!({"limit": "x"}),
+            "limit: invalid type: string \"x\", expected an integer",
+        ),
+        (
+            &external,
+            "list_pending_questions_kandev",
+            json!({"cursor": 5}),
+            "cursor: invalid type: integer `5`, expected a string",
+        ),
+        (
+            &external,
+            "get_task_conversation_kandev",
+            json!({"task_id": "t", "limit": 2.5}),
+            "limit: invalid type: floating point `2.5`, expected an integer",
+        ),
+        (
+            &external,
+            "answer_question_kandev",
+            json!({"pending_id": "p", "rejected": "yes"}),
+            "rejected: invalid type: string \"yes\", expected a boolean",
+        ),
+        (
+            &external,
+            "answer_question_kandev",
+            json!({"pending_id": "p", "answers": [{"question_id": 1}]}),
+            "answers[0].question_id: invalid type: integer `1`, expected a string",
+        ),
+        (
+            &external,
+            "list_tasks_kandev",
+            json!({"workspace_id": []}),
+            "workspace_id: invalid type: sequence, expected a string",
+        ),
+        (
+            &agent,
+            "ask_user_question_kandev",
+            json!({"questions": "Go?"}),
+            "questions: invalid type: string \"Go?\", expected a sequence",
+        ),
+    ] {
+        assert_eq!(
+            err(&call(client, tool, &args).await),
+            expected,
+            "{tool} {args}"
+        );
+    }
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn l1a_l9_full_pages_across_workspaces_and_filters() {
     let server = TestServer::start().await;

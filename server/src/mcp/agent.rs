@@ -19,6 +19,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, tool, tool_handler,
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::args::Checked;
 use super::{caller_of, result};
 use crate::AppState;
 use crate::auth::Caller;
@@ -221,14 +222,18 @@ impl AgentServer {
         &self,
         Extension(parts): Extension<http::request::Parts>,
         context: RequestContext<RoleServer>,
-        Parameters(args): Parameters<AskArgs>,
+        Parameters(args): Parameters<Checked<AskArgs>>,
     ) -> Result<CallToolResult, McpError> {
         let Caller::Agent { session_id } = caller_of(&parts) else {
             return Ok(result::error(&Error::Forbidden(
                 "an agent token is required",
             )));
         };
-        Ok(result::from(self.ask(&session_id, args, &context).await))
+        let outcome = match args.into_result() {
+            Ok(args) => self.ask(&session_id, args, &context).await,
+            Err(e) => Err(e),
+        };
+        Ok(result::from(outcome))
     }
 }
 

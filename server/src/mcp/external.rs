@@ -7,6 +7,7 @@ use rmcp::{ErrorData as McpError, ServerHandler, tool, tool_handler, tool_router
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::args::{Checked, integer};
 use super::{caller_of, result};
 use crate::AppState;
 use crate::lifecycle::Error;
@@ -25,6 +26,7 @@ pub struct ListPendingArgs {
     /// The `next_cursor` of the previous page, exactly as returned.
     pub cursor: String,
     /// Page size: default 50, at most 200.
+    #[serde(deserialize_with = "integer")]
     pub limit: i64,
 }
 
@@ -82,6 +84,7 @@ pub struct ConversationArgs {
     /// The `next_cursor` of the previous page.
     pub cursor: String,
     /// Page size: default 50, at most 200.
+    #[serde(deserialize_with = "integer")]
     pub limit: i64,
 }
 
@@ -113,18 +116,21 @@ impl ExternalServer {
     async fn list_pending_questions_kandev(
         &self,
         Extension(parts): Extension<http::request::Parts>,
-        Parameters(args): Parameters<ListPendingArgs>,
+        Parameters(args): Parameters<Checked<ListPendingArgs>>,
     ) -> Result<CallToolResult, McpError> {
         let caller = caller_of(&parts);
-        let args = PendingArgs {
-            workspace_id: args.workspace_id,
-            created_since: args.created_since,
-            cursor: args.cursor,
-            limit: (args.limit != 0).then_some(args.limit),
-        };
-        Ok(result::from(
-            self.state.lifecycle.list_pending(&caller, &args).await,
-        ))
+        let outcome = async {
+            let args = args.into_result()?;
+            let args = PendingArgs {
+                workspace_id: args.workspace_id,
+                created_since: args.created_since,
+                cursor: args.cursor,
+                limit: (args.limit != 0).then_some(args.limit),
+            };
+            self.state.lifecycle.list_pending(&caller, &args).await
+        }
+        .await;
+        Ok(result::from(outcome))
     }
 
     #[tool(
@@ -133,10 +139,11 @@ impl ExternalServer {
     async fn answer_question_kandev(
         &self,
         Extension(parts): Extension<http::request::Parts>,
-        Parameters(args): Parameters<AnswerArgs>,
+        Parameters(args): Parameters<Checked<AnswerArgs>>,
     ) -> Result<CallToolResult, McpError> {
         let caller = caller_of(&parts);
         let outcome = async {
+            let args = args.into_result()?;
             required("pending_id", &args.pending_id)?;
             let answers = args
                 .answers
@@ -166,14 +173,17 @@ impl ExternalServer {
     async fn list_tasks_kandev(
         &self,
         Extension(parts): Extension<http::request::Parts>,
-        Parameters(args): Parameters<ListTasksArgs>,
+        Parameters(args): Parameters<Checked<ListTasksArgs>>,
     ) -> Result<CallToolResult, McpError> {
         let caller = caller_of(&parts);
-        let outcome = self
-            .state
-            .lifecycle
-            .list_tasks(&caller, &args.workspace_id)
-            .await;
+        let outcome = async {
+            let args = args.into_result()?;
+            self.state
+                .lifecycle
+                .list_tasks(&caller, &args.workspace_id)
+                .await
+        }
+        .await;
         Ok(result::from(outcome.map(|tasks| api::Tasks {
             tasks,
             next_cursor: String::new(),
@@ -186,10 +196,11 @@ impl ExternalServer {
     async fn get_task_conversation_kandev(
         &self,
         Extension(parts): Extension<http::request::Parts>,
-        Parameters(args): Parameters<ConversationArgs>,
+        Parameters(args): Parameters<Checked<ConversationArgs>>,
     ) -> Result<CallToolResult, McpError> {
         let caller = caller_of(&parts);
         let outcome = async {
+            let args = args.into_result()?;
             required("task_id", &args.task_id)?;
             let limit = (args.limit != 0).then_some(args.limit);
             self.state

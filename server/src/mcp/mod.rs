@@ -12,6 +12,7 @@
 //! balancer may send each request to any replica.
 
 mod agent;
+mod args;
 mod binding;
 mod external;
 mod result;
