@@ -38,12 +38,15 @@ pub const MAX_CONTEXT_RUNES: usize = 20_000;
 
 /// A bundle as an agent submits it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(default)]
 pub struct NewBundle {
     /// The questions, 1–4.
+    #[cfg_attr(feature = "openapi", schema(min_items = 1, max_items = 4))]
     #[serde(deserialize_with = "null_as_default")]
     pub questions: Vec<NewQuestion>,
     /// Context shown once above the questions.
+    #[cfg_attr(feature = "openapi", schema(max_length = 20000))]
     #[serde(deserialize_with = "null_as_default")]
     pub context: String,
     /// The same context as paragraphs; joined with blank lines.
@@ -53,33 +56,48 @@ pub struct NewBundle {
 
 /// A question as an agent submits it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(default)]
 pub struct NewQuestion {
     /// An identifier of the agent's choosing; assigned when empty.
+    #[cfg_attr(feature = "openapi", schema(pattern = r"^\S{0,64}$"))]
     #[serde(alias = "question_id", deserialize_with = "null_as_default")]
     pub id: String,
     /// A short heading.
+    #[cfg_attr(feature = "openapi", schema(max_length = 200))]
     #[serde(deserialize_with = "null_as_default")]
     pub title: String,
     /// The question itself; required.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(min_length = 1, max_length = 10000, pattern = r"\S")
+    )]
     #[serde(deserialize_with = "null_as_default")]
     pub prompt: String,
     /// The choices, 2–6.
+    #[cfg_attr(feature = "openapi", schema(min_items = 2, max_items = 6))]
     #[serde(deserialize_with = "null_as_default")]
     pub options: Vec<NewOption>,
 }
 
 /// An option as an agent submits it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(default)]
 pub struct NewOption {
     /// An identifier of the agent's choosing; assigned when empty.
+    #[cfg_attr(feature = "openapi", schema(pattern = r"^\S{0,64}$"))]
     #[serde(alias = "option_id", deserialize_with = "null_as_default")]
     pub id: String,
     /// What the option says; required.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(min_length = 1, max_length = 500, pattern = r"\S")
+    )]
     #[serde(deserialize_with = "null_as_default")]
     pub label: String,
     /// A longer explanation.
+    #[cfg_attr(feature = "openapi", schema(max_length = 2000))]
     #[serde(deserialize_with = "null_as_default")]
     pub description: String,
 }

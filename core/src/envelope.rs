@@ -13,6 +13,7 @@ use crate::status::Status;
 
 /// One normalized answer (N3a): options in position order, text trimmed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Answer {
     /// The question answered.
     #[serde(default, deserialize_with = "null_as_default")]
@@ -27,6 +28,7 @@ pub struct Answer {
 
 /// The resolution of a bundle as every surface reports it (R12).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Response {
     /// The bundle resolved.
     pub pending_id: String,
@@ -42,6 +44,7 @@ pub struct Response {
 
 /// The body of a successful `POST /clarification/{id}/respond` (R10, R11).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RespondBody {
     /// Always `true`; kept for clients that only check it (R11).
     pub success: bool,
@@ -68,6 +71,7 @@ impl RespondBody {
 
 /// The body of every error answer: `{"error": "<message naming the field>"}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ErrorBody {
     /// A human message; never internal error text.
     pub error: String,

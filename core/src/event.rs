@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// What an event on `GET /api/v1/ws` announces (its `action`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum EventKind {
     /// A message was added to a session's transcript.
     #[serde(rename = "session.message.added")]
@@ -36,6 +37,7 @@ impl EventKind {
 
 /// The `type` of a transcript message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum MessageKind {
     /// One question of a clarification bundle.

@@ -18,6 +18,7 @@ pub const MAX_LIMIT: u32 = 200;
 /// One question of a listed bundle. Every key is always present and never
 /// `null` (L4a).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ListedQuestion {
     /// The id `answer_question_kandev` takes.
     pub question_id: String,
@@ -45,6 +46,7 @@ impl From<ListedQuestion> for crate::Question {
 
 /// One active bundle as listed (L3). Every key is always present (L4a).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PendingBundle {
     /// The bundle's id.
     pub pending_id: String,
@@ -115,6 +117,7 @@ pub struct BundleIdentity {
 
 /// One page of `list_pending_questions_kandev` (L11).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PendingPage {
     /// The bundles, oldest first (L6).
     pub bundles: Vec<PendingBundle>,

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// One option of a question. Every key is always present (L4a).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(default)]
 pub struct QuestionOption {
     /// The identifier `selected_options` names (`q1_opt1`, …).
@@ -18,6 +19,7 @@ pub struct QuestionOption {
 
 /// One question of a bundle. Every key is always present (L4a).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(default)]
 pub struct Question {
     /// The identifier an answer names (`q1`, …).

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// The state of an agent session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum SessionState {
     /// Created, not yet started.
@@ -107,6 +108,7 @@ impl TryFrom<alloc::string::String> for SessionState {
 
 /// What a session or task waits on a person for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum PendingAction {
     /// A clarification bundle awaits an answer.

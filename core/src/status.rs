@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// `metadata.status` of a `clarification_request` message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Status {

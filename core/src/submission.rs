@@ -33,16 +33,41 @@ pub struct Submission {
 
 /// A submission as it arrives, with the reason under either of its names.
 #[derive(Debug, Default, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = Submission))]
+#[serde(default, deny_unknown_fields, rename = "Submission")]
 struct Received {
+    /// One entry per question (N6); empty on a rejection.
     #[serde(deserialize_with = "null_as_default")]
     answers: Vec<AnswerInput>,
+    /// Declines the whole bundle (N8a: not together with answers).
     #[serde(deserialize_with = "null_as_default")]
     rejected: bool,
+    /// Why; at most 2000 characters (N8b).
     #[serde(deserialize_with = "null_as_default")]
     reject_reason: String,
+    /// The same as `reject_reason` (N1); give one or the other.
     #[serde(deserialize_with = "null_as_default")]
     reason: String,
+}
+
+/// The schema of what is accepted: [`Received`]'s, under this name.
+#[cfg(feature = "openapi")]
+impl utoipa::PartialSchema for Submission {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        <Received as utoipa::PartialSchema>::schema()
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for Submission {
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        <Received as utoipa::ToSchema>::schemas(schemas);
+    }
 }
 
 impl TryFrom<Received> for Submission {
@@ -65,6 +90,7 @@ pub struct ConflictingReasons;
 
 /// One answer entry as received.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(default, deny_unknown_fields)]
 pub struct AnswerInput {
     /// The question answered.

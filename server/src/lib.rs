@@ -32,7 +32,7 @@ pub fn app(state: AppState) -> Router {
     let cors = state.config.cors_origin.as_deref().map(cors_layer);
     let routes = Router::new()
         .route("/healthz", get(healthz))
-        .nest("/api/v1", http::routes(&state))
+        .merge(http::routes(&state))
         .merge(mcp::routes(&state))
         .merge(web_assets::routes())
         // Before any route: a request from elsewhere reaches no handler.

@@ -10,20 +10,30 @@ use crate::create::NewBundle;
 
 /// `POST /workspaces`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NewWorkspace {
     /// Its name.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(min_length = 1, max_length = 500, pattern = r"\S")
+    )]
     pub name: String,
 }
 
 /// `POST /tasks`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NewTask {
     /// Its workspace; none when absent or `""`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workspace_id: Option<String>,
     /// What the task is.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(min_length = 1, max_length = 500, pattern = r"\S")
+    )]
     pub title: String,
     /// More about it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -33,6 +43,7 @@ pub struct NewTask {
 /// Where a session's agent is resumed when an answer arrives after it
 /// stopped waiting (DESIGN.md "resume target").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(untagged, deny_unknown_fields)]
 pub enum ResumeTarget {
     /// POST the resume as JSON to this URL.
@@ -50,6 +61,7 @@ pub enum ResumeTarget {
 
 /// `POST /tasks/{id}/sessions` (the body is optional).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NewSession {
     /// Where its agent is resumed, if anywhere.
@@ -59,14 +71,17 @@ pub struct NewSession {
 
 /// `PATCH /sessions/{id}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SessionPatch {
     /// The new state (one of [`crate::SessionState`]'s spellings).
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::SessionState))]
     pub state: String,
 }
 
 /// `POST /clarification/request`: the agent asks (A6).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Ask {
     /// The session asking; the agent token's own session when empty.
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -82,6 +97,7 @@ pub struct Ask {
 
 /// `POST /auth/login`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Login {
     /// A personal access token.

@@ -12,6 +12,7 @@ use crate::session::{PendingAction, SessionState};
 
 /// A workspace.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Workspace {
     /// Its id.
     pub id: String,
@@ -26,6 +27,7 @@ pub struct Workspace {
 
 /// `GET /workspaces`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Workspaces {
     /// The caller's visible workspaces.
     pub workspaces: Vec<Workspace>,
@@ -33,6 +35,7 @@ pub struct Workspaces {
 
 /// A task.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Task {
     /// Its id.
     pub id: String,
@@ -53,6 +56,7 @@ pub struct Task {
 /// A task with its pending actions; both keys always present, `null` when
 /// nothing waits (T1, T2).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TaskView {
     /// The task.
     #[serde(flatten)]
@@ -65,6 +69,7 @@ pub struct TaskView {
 
 /// `GET /tasks` (a page) and `list_tasks_kandev` (all).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Tasks {
     /// The caller's visible tasks, oldest first.
     pub tasks: Vec<TaskView>,
@@ -75,6 +80,7 @@ pub struct Tasks {
 
 /// An agent session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Session {
     /// Its id.
     pub id: String,
@@ -91,6 +97,7 @@ pub struct Session {
 /// A session with what it waits on (`GET /sessions/{id}`, and as a task
 /// lists it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SessionView {
     /// The session.
     #[serde(flatten)]
@@ -105,6 +112,7 @@ pub struct SessionView {
 
 /// `GET /tasks/{id}/sessions`, primary (oldest) first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Sessions {
     /// The task's sessions.
     pub sessions: Vec<SessionView>,
@@ -113,6 +121,7 @@ pub struct Sessions {
 /// `POST /tasks/{id}/sessions`: the session and its agent token, shown
 /// this once.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CreatedSession {
     /// The session.
     #[serde(flatten)]
@@ -125,6 +134,7 @@ pub struct CreatedSession {
 
 /// A turn: one stretch of agent work in a session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Turn {
     /// Its id.
     pub id: String,
@@ -141,6 +151,7 @@ pub struct Turn {
 /// One transcript row. A clarification question's `metadata` is read with
 /// [`crate::ClarificationMetadata::from_json`], the server's own reader.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Message {
     /// Its id.
     pub id: String,
@@ -169,6 +180,7 @@ pub struct Message {
 
 /// `GET /sessions/{id}/messages`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Messages {
     /// The transcript, oldest first.
     pub messages: Vec<Message>,
@@ -176,6 +188,7 @@ pub struct Messages {
 
 /// A user (auth on).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct User {
     /// Its id.
     pub id: String,
@@ -187,6 +200,7 @@ pub struct User {
 
 /// `GET /auth/me`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Me {
     /// Whether the server requires an identity.
     pub auth_enabled: bool,

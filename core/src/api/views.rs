@@ -14,6 +14,7 @@ use crate::session::PendingAction;
 
 /// `GET /clarification/{id}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BundleView {
     /// The bundle as listed (L3/L4 shapes).
     #[serde(flatten)]
@@ -38,6 +39,7 @@ pub struct BundleView {
 
 /// `POST /clarification/request`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Asked {
     /// The bundle's id (the same as `pending_id`).
     pub id: String,
@@ -49,6 +51,7 @@ pub struct Asked {
 
 /// `POST /auth/login`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LoggedIn {
     /// Who logged in.
     pub user: User,
@@ -56,6 +59,7 @@ pub struct LoggedIn {
 
 /// What cancel, detach and logout answer.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Acknowledged {
     /// Always `true`.
     pub success: bool,
@@ -70,6 +74,7 @@ pub struct Acknowledged {
 /// A message event's payload: the message and its session's pending action
 /// as it stands after the change.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MessageEvent {
     /// The message.
     #[serde(flatten)]
@@ -80,6 +85,7 @@ pub struct MessageEvent {
 
 /// One frame of `GET /api/v1/ws`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Event {
     /// Always `notification`.
     #[serde(rename = "type")]

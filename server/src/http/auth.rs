@@ -18,6 +18,17 @@ use crate::ids::{hash_secret, new_id, new_secret};
 const BROWSER_SESSION_SECS: i64 = 30 * 86_400;
 
 /// Exchanges a personal access token for an HttpOnly session cookie.
+#[utoipa::path(
+    post,
+    path = "/auth/login",
+    tag = "auth",
+    request_body = api::Login,
+    security(()),
+    responses(
+        (status = 200, description = "Logged in; the session cookie is set", body = api::LoggedIn,
+            headers(("Set-Cookie" = String, description = "The HttpOnly session cookie"))),
+    )
+)]
 pub async fn login(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -54,6 +65,16 @@ pub async fn login(
 }
 
 /// Ends the browser session and clears its cookie.
+#[utoipa::path(
+    post,
+    path = "/auth/logout",
+    tag = "auth",
+    security(()),
+    responses(
+        (status = 200, description = "Logged out; the session cookie is cleared", body = api::Acknowledged,
+            headers(("Set-Cookie" = String, description = "Clears the session cookie"))),
+    )
+)]
 pub async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Result<Response> {
     if let Some(secret) = session_cookie(&headers) {
         users::delete_browser_session(state.db().pool(), &hash_secret(secret)).await?;
@@ -97,6 +118,15 @@ fn secure_attribute(headers: &HeaderMap) -> &'static str {
 
 /// Whether auth is on and who the caller is (`null` when unknown); open to
 /// everyone so the web app can decide to show the login page.
+#[utoipa::path(
+    get,
+    path = "/auth/me",
+    tag = "auth",
+    security(()),
+    responses(
+        (status = 200, description = "Whether auth is on, and who you are", body = api::Me),
+    )
+)]
 pub async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<impl IntoResponse> {
     let caller = identify(state.db(), &headers, state.config.auth).await?;
     let user = match caller {

@@ -2,13 +2,14 @@
 
 use std::time::Duration;
 
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
-use clarify_core::{RespondBody, Submission, api};
+use clarify_core::{ErrorBody, RespondBody, Submission, api};
 use serde::Deserialize;
 
 use super::error::{Error, Result};
+use super::extract::{Path, Query};
 use super::json::Json;
 use crate::AppState;
 use crate::auth::Caller;
@@ -17,6 +18,17 @@ use crate::lifecycle::WaitOutcome;
 
 /// Creates a bundle. The agent proves it owns the session with its agent
 /// token (`Authorization: Bearer`).
+#[utoipa::path(
+    post,
+    path = "/clarification/request",
+    tag = "clarification",
+    request_body = api::Ask,
+    security(("agent_token" = [])),
+    responses(
+        (status = 201, description = "Asked", body = api::Asked),
+        (status = 200, description = "An identical active request already existed", body = api::Asked),
+    )
+)]
 pub async fn create(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -52,6 +64,16 @@ pub async fn create(
 
 /// Reads a bundle; with the asking agent's token, collects an answer kept
 /// for it.
+#[utoipa::path(
+    get,
+    path = "/clarification/{id}",
+    tag = "clarification",
+    params(("id" = String, Path, description = "The bundle's pending_id")),
+    responses(
+        (status = 200, description = "The bundle", body = api::BundleView),
+        (status = 404, description = "No such bundle, or not yours to see", body = ErrorBody),
+    )
+)]
 pub async fn read(
     State(state): State<AppState>,
     caller: Caller,
@@ -66,8 +88,10 @@ pub async fn read(
 }
 
 /// `?timeout=` seconds for `/wait`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct WaitQuery {
+    /// Seconds to block: default 30, at most 120.
     timeout: Option<u64>,
 }
 
@@ -76,6 +100,19 @@ const MAX_WAIT: Duration = Duration::from_secs(120);
 const DEFAULT_WAIT: Duration = Duration::from_secs(30);
 
 /// Long-polls for the answer.
+#[utoipa::path(
+    get,
+    path = "/clarification/{id}/wait",
+    tag = "clarification",
+    params(("id" = String, Path, description = "The bundle's pending_id"), WaitQuery),
+    responses(
+        (status = 200, description = "Answered or rejected", body = RespondBody),
+        (status = 404, description = "No such bundle, or not yours to see", body = ErrorBody),
+        (status = 409, description = "No longer active, with no answer to give", body = ErrorBody),
+        (status = 503, description = "The server is shutting down: wait again", body = ErrorBody),
+        (status = 504, description = "No answer yet: wait again (A5a)", body = ErrorBody),
+    )
+)]
 pub async fn wait(
     State(state): State<AppState>,
     caller: Caller,
@@ -95,6 +132,18 @@ pub async fn wait(
 }
 
 /// Answers or rejects (the R10 table).
+#[utoipa::path(
+    post,
+    path = "/clarification/{id}/respond",
+    tag = "clarification",
+    params(("id" = String, Path, description = "The bundle's pending_id")),
+    request_body = Submission,
+    responses(
+        (status = 200, description = "Claimed, or told the winner's answer (R10, R12)", body = RespondBody),
+        (status = 404, description = "No such bundle, or not yours to see", body = ErrorBody),
+        (status = 409, description = "No longer active, with no answer to give (N4a)", body = ErrorBody),
+    )
+)]
 pub async fn respond(
     State(state): State<AppState>,
     caller: Caller,
@@ -109,6 +158,17 @@ pub async fn respond(
 /// The agent stopped waiting (it gave up, or moved on): the question stays
 /// answerable and its answer will resume the agent. Only the asking agent
 /// (or an unscoped caller) may detach.
+#[utoipa::path(
+    post,
+    path = "/clarification/{id}/detach",
+    tag = "clarification",
+    params(("id" = String, Path, description = "The bundle's pending_id")),
+    responses(
+        (status = 200, description = "Detached", body = api::Acknowledged),
+        (status = 404, description = "No such bundle, or not yours to see", body = ErrorBody),
+        (status = 409, description = "No longer active", body = ErrorBody),
+    )
+)]
 pub async fn detach(
     State(state): State<AppState>,
     caller: Caller,
@@ -123,6 +183,17 @@ pub async fn detach(
 }
 
 /// Cancels.
+#[utoipa::path(
+    post,
+    path = "/clarification/{id}/cancel",
+    tag = "clarification",
+    params(("id" = String, Path, description = "The bundle's pending_id")),
+    responses(
+        (status = 200, description = "Cancelled", body = api::Acknowledged),
+        (status = 404, description = "No such bundle, or not yours to see", body = ErrorBody),
+        (status = 409, description = "No longer active", body = ErrorBody),
+    )
+)]
 pub async fn cancel(
     State(state): State<AppState>,
     caller: Caller,

@@ -1,27 +1,40 @@
-//! The REST API under `/api/v1` (DESIGN.md "Contract").
+//! The REST API under `/api/v1` (DESIGN.md "Contract"), and its OpenAPI
+//! document, made from the same route table.
 
 mod auth;
 mod clarification;
 pub mod error;
+pub mod extract;
 pub mod identity;
 pub mod json;
 mod management;
+mod openapi;
 pub mod same_origin;
 pub mod security_headers;
 mod ws;
 
 use axum::Router;
-use axum::routing::{get, post};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::AppState;
 
-/// Every `/api/v1` route: the protected ones behind the identity layer,
-/// login and "who am I" open.
+/// Every `/api/v1` route (full paths): the protected ones behind the
+/// identity layer; login, "who am I" and the OpenAPI document open.
 pub fn routes(state: &AppState) -> Router<AppState> {
-    let open = Router::new()
-        .route("/auth/login", post(auth::login))
-        .route("/auth/logout", post(auth::logout))
-        .route("/auth/me", get(auth::me));
+    let (router, api) = OpenApiRouter::new()
+        .nest("/api/v1", api(state))
+        .split_for_parts();
+    router.merge(openapi::route(api, state.config.auth))
+}
+
+/// The route table; each handler's `#[utoipa::path]` gives both its route
+/// and its documentation.
+fn api(state: &AppState) -> OpenApiRouter<AppState> {
+    let open = OpenApiRouter::new()
+        .routes(routes!(auth::login))
+        .routes(routes!(auth::logout))
+        .routes(routes!(auth::me));
     let sockets = ws::limits::Sockets::new(
         state
             .config
@@ -38,36 +51,33 @@ pub fn routes(state: &AppState) -> Router<AppState> {
         .merge(open)
 }
 
-fn protected() -> Router<AppState> {
-    Router::new()
-        .route(
-            "/workspaces",
-            post(management::create_workspace).get(management::list_workspaces),
-        )
-        .route(
-            "/tasks",
-            post(management::create_task).get(management::list_tasks),
-        )
-        .route("/tasks/{id}", get(management::get_task))
-        .route(
-            "/tasks/{id}/sessions",
-            post(management::create_session).get(management::list_sessions),
-        )
-        .route(
-            "/sessions/{id}",
-            get(management::get_session).patch(management::patch_session),
-        )
-        .route("/sessions/{id}/turns", post(management::start_turn))
-        .route(
-            "/sessions/{id}/turns/{turn_id}/complete",
-            post(management::complete_turn),
-        )
-        .route("/sessions/{id}/messages", get(management::list_messages))
-        .route("/clarification/request", post(clarification::create))
-        .route("/clarification/{id}", get(clarification::read))
-        .route("/clarification/{id}/wait", get(clarification::wait))
-        .route("/clarification/{id}/respond", post(clarification::respond))
-        .route("/clarification/{id}/cancel", post(clarification::cancel))
-        .route("/clarification/{id}/detach", post(clarification::detach))
-        .route("/ws", get(ws::events))
+fn protected() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(
+            management::tasks::create_workspace,
+            management::tasks::list_workspaces
+        ))
+        .routes(routes!(
+            management::tasks::create_task,
+            management::tasks::list_tasks
+        ))
+        .routes(routes!(management::tasks::get_task))
+        .routes(routes!(
+            management::sessions::create_session,
+            management::sessions::list_sessions
+        ))
+        .routes(routes!(
+            management::sessions::get_session,
+            management::sessions::patch_session
+        ))
+        .routes(routes!(management::sessions::start_turn))
+        .routes(routes!(management::sessions::complete_turn))
+        .routes(routes!(management::sessions::list_messages))
+        .routes(routes!(clarification::create))
+        .routes(routes!(clarification::read))
+        .routes(routes!(clarification::wait))
+        .routes(routes!(clarification::respond))
+        .routes(routes!(clarification::cancel))
+        .routes(routes!(clarification::detach))
+        .routes(routes!(ws::events))
 }

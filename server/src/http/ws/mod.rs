@@ -10,11 +10,13 @@ use std::sync::Arc;
 
 use axum::Extension;
 use axum::extract::State;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade, close_code};
 use axum::response::Response;
 use clarify_core::EventKind;
 use tokio::sync::broadcast::error::RecvError;
 
+use super::error::Error;
 use crate::AppState;
 use crate::auth::{self, Caller};
 use crate::clock;
@@ -29,17 +31,33 @@ const VISIBILITY_CACHE: usize = 4096;
 
 /// Upgrades to a WebSocket that streams every event until either side
 /// closes; over a cap, the socket is closed at once with the reason.
+#[utoipa::path(
+    get,
+    path = "/ws",
+    tag = "events",
+    responses(
+        (status = 101, description = "Switching to a WebSocket: one `Event` (a JSON text frame) per change you can see. \
+Over a connection cap the socket is closed at once: 1008 (per identity) or 1013 (in total), with the reason."),
+        (status = 400, description = "Not a WebSocket upgrade request", body = clarify_core::ErrorBody),
+    )
+)]
 pub async fn events(
     State(state): State<AppState>,
     Extension(sockets): Extension<Arc<Sockets>>,
     caller: Caller,
-    upgrade: WebSocketUpgrade,
-) -> Response {
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Result<Response, Error> {
+    let upgrade = upgrade.map_err(|rejection| {
+        Error::BadRequest(format!(
+            "expected a WebSocket upgrade request: {}",
+            rejection.body_text()
+        ))
+    })?;
     // Subscribe before the upgrade completes, so nothing published after the
     // 101 answer is missed.
     let receiver = state.events.subscribe();
     let place = sockets.open(&caller);
-    upgrade
+    Ok(upgrade
         .max_message_size(MAX_INCOMING)
         .max_frame_size(MAX_INCOMING)
         .on_upgrade(move |socket| async move {
@@ -47,7 +65,7 @@ pub async fn events(
                 Ok(place) => stream(socket, receiver, state, caller, place).await,
                 Err(full) => refuse(socket, full).await,
             }
-        })
+        }))
 }
 
 async fn refuse(mut socket: WebSocket, full: Full) {

@@ -1,0 +1,227 @@
+//! A task's sessions, their turns and transcripts.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use clarify_core::{ErrorBody, SessionState, api};
+
+use crate::AppState;
+use crate::auth::Caller;
+use crate::clock::now_micros;
+use crate::db::{messages, sessions, turns};
+use crate::http::error::{Error, Result};
+use crate::http::extract::Path;
+use crate::http::json::Json;
+use crate::ids::{hash_secret, new_id, new_secret};
+use crate::lifecycle::projection;
+
+use super::{visible_session, visible_task};
+
+/// A task's sessions, primary (oldest) first, each with its pending action
+/// and active bundles.
+#[utoipa::path(
+    get,
+    path = "/tasks/{id}/sessions",
+    tag = "sessions",
+    params(("id" = String, Path, description = "The task's id")),
+    responses(
+        (status = 200, description = "Its sessions, primary first", body = api::Sessions),
+        (status = 404, description = "No such task, or not yours to see", body = ErrorBody),
+    )
+)]
+pub async fn list_sessions(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(task_id): Path<String>,
+) -> Result<impl IntoResponse> {
+    visible_task(&state, &caller, &task_id).await?;
+    let list = sessions::for_task(state.db().pool(), &task_id).await?;
+    let mut views = Vec::with_capacity(list.len());
+    for session in list {
+        views.push(projection::session_view(state.db(), session).await?);
+    }
+    Ok(axum::Json(api::Sessions { sessions: views }))
+}
+
+/// One session, with its pending action and active bundles.
+#[utoipa::path(
+    get,
+    path = "/sessions/{id}",
+    tag = "sessions",
+    params(("id" = String, Path, description = "The session's id")),
+    responses(
+        (status = 200, description = "The session", body = api::SessionView),
+        (status = 404, description = "No such session, or not yours to see", body = ErrorBody),
+    )
+)]
+pub async fn get_session(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<impl IntoResponse> {
+    let session = visible_session(&state, &caller, &id).await?;
+    Ok(axum::Json(
+        projection::session_view(state.db(), session).await?,
+    ))
+}
+
+/// Creates a session and returns its agent token, once.
+#[utoipa::path(
+    post,
+    path = "/tasks/{id}/sessions",
+    tag = "sessions",
+    params(("id" = String, Path, description = "The task's id")),
+    request_body(content = Option<api::NewSession>, description = "Optional: where the agent is resumed"),
+    responses(
+        (status = 201, description = "Created, with its agent token (shown once)", body = api::CreatedSession),
+        (status = 404, description = "No such task, or not yours to see", body = ErrorBody),
+    )
+)]
+pub async fn create_session(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(task_id): Path<String>,
+    headers: axum::http::HeaderMap,
+    body: axum::body::Bytes,
+) -> Result<impl IntoResponse> {
+    // The body is optional: a session without a resume target needs none.
+    // One that is sent must say it is JSON, like every other body.
+    let blank = body.iter().all(u8::is_ascii_whitespace);
+    if !blank || headers.contains_key(axum::http::header::CONTENT_TYPE) {
+        crate::http::json::require_json(&headers)?;
+    }
+    let body: api::NewSession = if blank {
+        api::NewSession::default()
+    } else {
+        crate::http::json::decode(&body)?
+    };
+    if let Some(target) = &body.resume {
+        state
+            .lifecycle
+            .resumer()
+            .check(target)
+            .map_err(Error::BadRequest)?;
+    }
+    visible_task(&state, &caller, &task_id).await?;
+    let now = now_micros();
+    let token = new_secret("clk_agent_");
+    let session = sessions::Session {
+        id: new_id(),
+        task_id,
+        state: SessionState::Running,
+        resume_target: body
+            .resume
+            .as_ref()
+            .map(|r| serde_json::to_string(r).unwrap_or_default())
+            .unwrap_or_default(),
+        created_at: now,
+        updated_at: now,
+    };
+    sessions::insert(state.db().pool(), &session, &hash_secret(&token)).await?;
+    let created = api::CreatedSession {
+        session: session.into(),
+        agent_token: token,
+        resume: body.resume,
+    };
+    Ok((StatusCode::CREATED, axum::Json(created)))
+}
+
+/// Changes a session's state.
+#[utoipa::path(
+    patch,
+    path = "/sessions/{id}",
+    tag = "sessions",
+    params(("id" = String, Path, description = "The session's id")),
+    request_body = api::SessionPatch,
+    responses(
+        (status = 200, description = "The session, changed", body = api::Session),
+        (status = 404, description = "No such session, or not yours to see", body = ErrorBody),
+        (status = 409, description = "The session has ended", body = ErrorBody),
+    )
+)]
+pub async fn patch_session(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    Json(body): Json<api::SessionPatch>,
+) -> Result<impl IntoResponse> {
+    visible_session(&state, &caller, &id).await?;
+    let session = state.lifecycle.set_session_state(&id, &body.state).await?;
+    Ok(axum::Json(api::Session::from(session)))
+}
+
+/// Starts a turn.
+#[utoipa::path(
+    post,
+    path = "/sessions/{id}/turns",
+    tag = "sessions",
+    params(("id" = String, Path, description = "The session's id")),
+    responses(
+        (status = 201, description = "Started", body = api::Turn),
+        (status = 404, description = "No such session, or not yours to see", body = ErrorBody),
+        (status = 409, description = "The session has ended", body = ErrorBody),
+    )
+)]
+pub async fn start_turn(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<impl IntoResponse> {
+    visible_session(&state, &caller, &id).await?;
+    let turn = state.lifecycle.start_turn(&id, now_micros()).await?;
+    Ok((StatusCode::CREATED, axum::Json(api::Turn::from(turn))))
+}
+
+/// Completes a turn (the detach pass).
+#[utoipa::path(
+    post,
+    path = "/sessions/{id}/turns/{turn_id}/complete",
+    tag = "sessions",
+    params(
+        ("id" = String, Path, description = "The session's id"),
+        ("turn_id" = String, Path, description = "The turn's id"),
+    ),
+    responses(
+        (status = 200, description = "Completed", body = api::Turn),
+        (status = 404, description = "No such session or turn, or not yours to see", body = ErrorBody),
+        (status = 409, description = "The session has ended", body = ErrorBody),
+    )
+)]
+pub async fn complete_turn(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((id, turn_id)): Path<(String, String)>,
+) -> Result<impl IntoResponse> {
+    visible_session(&state, &caller, &id).await?;
+    turns::get(state.db().pool(), &id, &turn_id)
+        .await?
+        .ok_or(Error::NotFound("turn"))?;
+    state.lifecycle.complete_turn(&id, &turn_id).await?;
+    let turn = turns::get(state.db().pool(), &id, &turn_id)
+        .await?
+        .ok_or(Error::NotFound("turn"))?;
+    Ok(axum::Json(api::Turn::from(turn)))
+}
+
+/// A session's transcript.
+#[utoipa::path(
+    get,
+    path = "/sessions/{id}/messages",
+    tag = "sessions",
+    params(("id" = String, Path, description = "The session's id")),
+    responses(
+        (status = 200, description = "The transcript, oldest first", body = api::Messages),
+        (status = 404, description = "No such session, or not yours to see", body = ErrorBody),
+    )
+)]
+pub async fn list_messages(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<impl IntoResponse> {
+    visible_session(&state, &caller, &id).await?;
+    let list = messages::for_session(state.db().pool(), &id).await?;
+    Ok(axum::Json(api::Messages {
+        messages: list.into_iter().map(Into::into).collect(),
+    }))
+}

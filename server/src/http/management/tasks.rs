@@ -1,0 +1,179 @@
+//! Workspaces and tasks.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use clarify_core::{ErrorBody, api};
+use serde::Deserialize;
+
+use crate::AppState;
+use crate::auth::Caller;
+use crate::clock::now_micros;
+use crate::db::{tasks, workspaces};
+use crate::http::error::{Error, Result};
+use crate::http::extract::{Path, Query};
+use crate::http::json::Json;
+use crate::ids::new_id;
+use crate::lifecycle::projection;
+
+use super::{required, visible_task};
+
+/// Creates a workspace.
+#[utoipa::path(
+    post,
+    path = "/workspaces",
+    tag = "workspaces",
+    request_body = api::NewWorkspace,
+    responses(
+        (status = 201, description = "Created", body = api::Workspace),
+    )
+)]
+pub async fn create_workspace(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(body): Json<api::NewWorkspace>,
+) -> Result<impl IntoResponse> {
+    let owner = caller.person()?.unwrap_or_default();
+    let workspace = workspaces::Workspace {
+        id: new_id(),
+        name: required("name", &body.name)?,
+        owner_id: owner.to_owned(),
+        created_at: now_micros(),
+    };
+    workspaces::insert(state.db().pool(), &workspace).await?;
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(api::Workspace::from(workspace)),
+    ))
+}
+
+/// Lists workspaces.
+#[utoipa::path(
+    get,
+    path = "/workspaces",
+    tag = "workspaces",
+    responses(
+        (status = 200, description = "The workspaces you can see", body = api::Workspaces),
+    )
+)]
+pub async fn list_workspaces(
+    State(state): State<AppState>,
+    caller: Caller,
+) -> Result<impl IntoResponse> {
+    let list = workspaces::list_visible(state.db().pool(), caller.person()?).await?;
+    Ok(axum::Json(api::Workspaces {
+        workspaces: list.into_iter().map(Into::into).collect(),
+    }))
+}
+
+async fn task_view(state: &AppState, task: tasks::Task) -> Result<api::TaskView> {
+    Ok(projection::task_view(state.db(), task).await?)
+}
+
+/// Creates a task.
+#[utoipa::path(
+    post,
+    path = "/tasks",
+    tag = "tasks",
+    request_body = api::NewTask,
+    responses(
+        (status = 201, description = "Created", body = api::TaskView),
+        (status = 404, description = "No such workspace, or not yours to see", body = ErrorBody),
+    )
+)]
+pub async fn create_task(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(body): Json<api::NewTask>,
+) -> Result<impl IntoResponse> {
+    let user = caller.person()?;
+    let workspace_id = body.workspace_id.as_deref().unwrap_or_default().trim();
+    if !workspace_id.is_empty() {
+        let workspace = workspaces::get(state.db().pool(), workspace_id).await?;
+        let visible = workspace
+            .is_some_and(|w| w.owner_id.is_empty() || user.is_none_or(|u| w.owner_id == u));
+        if !visible {
+            return Err(Error::NotFound("workspace"));
+        }
+    }
+    let now = now_micros();
+    let task = tasks::Task {
+        id: new_id(),
+        workspace_id: workspace_id.to_owned(),
+        title: required("title", &body.title)?,
+        description: body.description.unwrap_or_default(),
+        created_at: now,
+        updated_at: now,
+    };
+    tasks::insert(state.db().pool(), &task).await?;
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(task_view(&state, task).await?),
+    ))
+}
+
+/// `?workspace_id=&limit=&cursor=`; read as text so that a bad value gets
+/// our error naming it, not the extractor's.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct TaskQuery {
+    /// Only this workspace's tasks.
+    workspace_id: Option<String>,
+    /// Page size (a whole number): default 50, at most 200.
+    limit: Option<String>,
+    /// The previous page's `next_cursor`.
+    cursor: Option<String>,
+}
+
+/// Lists tasks, a page at a time (keyset: `next_cursor` continues).
+#[utoipa::path(
+    get,
+    path = "/tasks",
+    tag = "tasks",
+    params(TaskQuery),
+    responses(
+        (status = 200, description = "A page of the tasks you can see, oldest first", body = api::Tasks),
+    )
+)]
+pub async fn list_tasks(
+    State(state): State<AppState>,
+    caller: Caller,
+    Query(query): Query<TaskQuery>,
+) -> Result<impl IntoResponse> {
+    let limit = match query.limit.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(text) => Some(text.parse::<i64>().map_err(|_| {
+            Error::BadRequest("limit: must be a whole number (default 50, at most 200)".into())
+        })?),
+    };
+    let page = state
+        .lifecycle
+        .tasks_page(
+            &caller,
+            query.workspace_id.as_deref().unwrap_or_default(),
+            query.cursor.as_deref().unwrap_or_default(),
+            limit,
+        )
+        .await?;
+    Ok(axum::Json(page))
+}
+
+/// One task.
+#[utoipa::path(
+    get,
+    path = "/tasks/{id}",
+    tag = "tasks",
+    params(("id" = String, Path, description = "The task's id")),
+    responses(
+        (status = 200, description = "The task", body = api::TaskView),
+        (status = 404, description = "No such task, or not yours to see", body = ErrorBody),
+    )
+)]
+pub async fn get_task(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<impl IntoResponse> {
+    let task = visible_task(&state, &caller, &id).await?;
+    Ok(axum::Json(task_view(&state, task).await?))
+}

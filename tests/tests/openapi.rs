@@ -1,0 +1,221 @@
+//! The published REST contract (issue 14): `GET /api/v1/openapi.json` is
+//! OpenAPI 3.1, made from the route table, and lists every route of
+//! DESIGN.md's contract with its errors and who may call it.
+//! (Schemathesis attacks the live server with it in the test command:
+//! e2e/contract/schemathesis_check.py.)
+
+use std::collections::BTreeSet;
+
+use clarify_server::Config;
+use clarify_tests::TestServer;
+use serde_json::Value;
+
+/// DESIGN.md "Contract": every REST operation, and nothing else.
+const OPERATIONS: &[(&str, &str)] = &[
+    ("post", "/api/v1/auth/login"),
+    ("post", "/api/v1/auth/logout"),
+    ("get", "/api/v1/auth/me"),
+    ("get", "/api/v1/openapi.json"),
+    ("post", "/api/v1/workspaces"),
+    ("get", "/api/v1/workspaces"),
+    ("post", "/api/v1/tasks"),
+    ("get", "/api/v1/tasks"),
+    ("get", "/api/v1/tasks/{id}"),
+    ("post", "/api/v1/tasks/{id}/sessions"),
+    ("get", "/api/v1/tasks/{id}/sessions"),
+    ("get", "/api/v1/sessions/{id}"),
+    ("patch", "/api/v1/sessions/{id}"),
+    ("post", "/api/v1/sessions/{id}/turns"),
+    ("post", "/api/v1/sessions/{id}/turns/{turn_id}/complete"),
+    ("get", "/api/v1/sessions/{id}/messages"),
+    ("post", "/api/v1/clarification/request"),
+    ("get", "/api/v1/clarification/{id}"),
+    ("get", "/api/v1/clarification/{id}/wait"),
+    ("post", "/api/v1/clarification/{id}/respond"),
+    ("post", "/api/v1/clarification/{id}/cancel"),
+    ("post", "/api/v1/clarification/{id}/detach"),
+    ("get", "/api/v1/ws"),
+];
+
+async fn document(auth: bool) -> Value {
+    let server = TestServer::start_with(Config {
+        auth,
+        ..Config::default()
+    })
+    .await;
+    // Open to everyone, like /auth/me: it holds no secret.
+    let response = server
+        .client()
+        .get(server.url("/api/v1/openapi.json"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["content-type"], "application/json");
+    let document = response.json().await.unwrap();
+    server.stop().await;
+    document
+}
+
+fn operations(document: &Value) -> impl Iterator<Item = (&str, &str, &Value)> {
+    document["paths"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .flat_map(|(path, item)| {
+            item.as_object()
+                .unwrap()
+                .iter()
+                .map(move |(method, operation)| (method.as_str(), path.as_str(), operation))
+        })
+}
+
+#[tokio::test]
+async fn the_document_is_openapi_3_1_listing_exactly_the_contract() {
+    let document = document(false).await;
+    assert_eq!(document["openapi"], "3.1.0");
+    let listed: BTreeSet<(&str, &str)> = operations(&document).map(|(m, p, _)| (m, p)).collect();
+    let expected: BTreeSet<(&str, &str)> = OPERATIONS.iter().copied().collect();
+    assert_eq!(listed, expected);
+    let schemes = document["components"]["securitySchemes"]
+        .as_object()
+        .unwrap();
+    let names: BTreeSet<&str> = schemes.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        BTreeSet::from(["agent_token", "bearer", "session_cookie"])
+    );
+    assert_eq!(schemes["session_cookie"]["in"], "cookie");
+
+    // Links lead from a new resource to what can be done with it, and only
+    // to operations that exist.
+    let ids: BTreeSet<&str> = operations(&document)
+        .map(|(_, _, o)| o["operationId"].as_str().unwrap())
+        .collect();
+    let mut targets = BTreeSet::new();
+    for (_, _, operation) in operations(&document) {
+        for response in operation["responses"].as_object().unwrap().values() {
+            for link in response["links"]
+                .as_object()
+                .into_iter()
+                .flat_map(|l| l.values())
+            {
+                let target = link["operationId"].as_str().unwrap();
+                assert!(
+                    ids.contains(target),
+                    "a link to {target}, which is no operation"
+                );
+                targets.insert(target);
+            }
+        }
+    }
+    assert!(targets.is_superset(&BTreeSet::from([
+        "get_task",
+        "create_session",
+        "complete_turn"
+    ])));
+}
+
+#[tokio::test]
+async fn every_error_is_documented_in_the_error_shape() {
+    let document = document(false).await;
+    let error_body = "#/components/schemas/ErrorBody";
+    assert_eq!(
+        document["components"]["schemas"]["ErrorBody"]["required"],
+        serde_json::json!(["error"])
+    );
+    for (method, path, operation) in operations(&document) {
+        let responses = operation["responses"].as_object().unwrap();
+        for status in ["401", "403", "500"] {
+            assert!(
+                responses.contains_key(status),
+                "{method} {path}: no {status}"
+            );
+        }
+        if operation.get("requestBody").is_some() {
+            for status in ["400", "413", "415", "422"] {
+                assert!(
+                    responses.contains_key(status),
+                    "{method} {path}: no {status}"
+                );
+            }
+        }
+        for (status, response) in responses {
+            if status.starts_with('4') || status.starts_with('5') {
+                assert_eq!(
+                    response["content"]["application/json"]["schema"]["$ref"], error_body,
+                    "{method} {path} {status}"
+                );
+            }
+        }
+    }
+}
+
+/// R12: the envelope's keys are always present, and the document says so.
+#[tokio::test]
+async fn r12_the_response_envelope_requires_every_key() {
+    let document = document(false).await;
+    let schemas = &document["components"]["schemas"];
+    let required = |name: &str| -> BTreeSet<String> {
+        serde_json::from_value(schemas[name]["required"].clone()).unwrap()
+    };
+    assert_eq!(
+        required("RespondBody"),
+        ["claimed", "response", "status", "success"]
+            .map(String::from)
+            .into()
+    );
+    assert_eq!(
+        required("Response"),
+        [
+            "answers",
+            "pending_id",
+            "reject_reason",
+            "rejected",
+            "responded_at"
+        ]
+        .map(String::from)
+        .into()
+    );
+}
+
+/// Anonymous calls are documented exactly when the server takes them.
+#[tokio::test]
+async fn who_may_call_follows_the_auth_setting() {
+    let anonymous = |document: &Value, path: &str, method: &str| {
+        document["paths"][path][method]["security"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|requirement| requirement.as_object().unwrap().is_empty())
+    };
+    let off = document(false).await;
+    let on = document(true).await;
+    assert!(anonymous(&off, "/api/v1/tasks", "get"));
+    assert!(!anonymous(&on, "/api/v1/tasks", "get"));
+    assert!(anonymous(&on, "/api/v1/auth/me", "get"));
+    let respond = &on["paths"]["/api/v1/clarification/{id}/respond"]["post"]["security"];
+    assert!(respond.to_string().contains("agent_token"), "{respond}");
+}
+
+/// What Schemathesis found first: axum's own rejections were plain text.
+#[tokio::test]
+async fn path_query_and_upgrade_rejections_use_the_error_shape() {
+    let server = TestServer::start().await;
+    let (status, body) = server.get("/clarification/x/wait?timeout=abc").await;
+    assert_eq!(status, 400);
+    assert!(
+        body["error"].as_str().unwrap().contains("timeout"),
+        "{body}"
+    );
+    let (status, body) = server.get("/ws").await;
+    assert_eq!(status, 400);
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("expected a WebSocket upgrade request"),
+        "{body}"
+    );
+    server.stop().await;
+}
