@@ -1,6 +1,7 @@
 """An independent MCP client against the real `clarify` binary: the
 official Python SDK lists the tools, discovers a pending bundle, answers it
-and reads the structured result, in both protocol eras (the initialize
+and reads the structured result, and asks as an agent and blocks until a
+person answers, in both protocol eras (the initialize
 handshake and the stateless 2026-07-28 discover). Prints 'N passed, N failed'.
 
 Usage: python python_sdk_check.py PATH_TO_CLARIFY_BINARY
@@ -96,6 +97,34 @@ async def check_era(base, modern):
                 assert typed.is_error and typed.content[0].text == expected, typed
 
 
+async def check_agent(base, modern):
+    """The agent surface (stateless, no MCP session): the agent blocks in
+    ask_user_question_kandev until a person answers over REST."""
+    task = rest(base, "POST", "/tasks", {"title": "agent surface"})
+    session = rest(base, "POST", f"/tasks/{task['id']}/sessions", {})
+    headers = {"Authorization": "Bearer " + session["agent_token"]}
+    http = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=60.0))
+    async with http, streamable_http_client(base + "/mcp/agent", http_client=http) as (read, write):
+        async with ClientSession(read, write) as client:
+            await (client.discover() if modern else client.initialize())
+            tools = {tool.name for tool in (await client.list_tools()).tools}
+            assert tools == {"ask_user_question_kandev"}, tools
+            question = {"prompt": "Ship it?", "options": [{"label": "yes"}, {"label": "no"}]}
+            call = asyncio.create_task(client.call_tool("ask_user_question_kandev", {"questions": [question]}))
+            pending = []
+            for _ in range(100):
+                pending = rest(base, "GET", f"/sessions/{session['id']}")["active_pending_ids"]
+                if pending:
+                    break
+                await asyncio.sleep(0.05)
+            assert pending, "the question never became pending"
+            answer = {"answers": [{"question_id": "q1", "selected_options": ["q1_opt1"]}]}
+            rest(base, "POST", f"/clarification/{pending[0]}/respond", answer)
+            result = await asyncio.wait_for(call, 30)
+            assert not result.is_error, result.content
+            assert result.structured_content["answers"]["q1"]["selected_labels"] == ["yes"], result
+
+
 def main():
     binary = sys.argv[1]
     passed = failed = 0
@@ -112,14 +141,15 @@ def main():
             base = line.removeprefix("listening on ")
             for modern in (False, True):
                 name = "python-sdk " + ("discover (2026-07-28)" if modern else "initialize")
-                try:
-                    asyncio.run(check_era(base, modern))
-                    print(f"ok {name}")
-                    passed += 1
-                except Exception:
-                    print(f"FAILED {name}")
-                    traceback.print_exc()
-                    failed += 1
+                for check, what in ((check_era, "external"), (check_agent, "agent")):
+                    try:
+                        asyncio.run(check(base, modern))
+                        print(f"ok {name} {what}")
+                        passed += 1
+                    except Exception:
+                        print(f"FAILED {name} {what}")
+                        traceback.print_exc()
+                        failed += 1
         finally:
             server.terminate()
             server.wait(timeout=10)

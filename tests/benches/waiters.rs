@@ -5,7 +5,8 @@
 //! size before and after. Prints the growth per waiting agent, for each kind
 //! and overall; the goal is at most 15 KB at 10,000.
 //!
-//! `WAITERS=2000 cargo bench -p clarify-tests --bench waiters` for a quick run.
+//! `WAITERS=2000 cargo bench -p clarify-tests --bench waiters` for a quick run;
+//! `WAITERS_ONLY=rest` (or `mcp`) blocks that kind only.
 
 use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -110,7 +111,12 @@ async fn main() {
     let (mut server, url) = start_server(&dir);
     let pid = server.id();
     let setup = reqwest::Client::new();
-    let half = waiters / 2;
+    let only = std::env::var("WAITERS_ONLY").unwrap_or_default();
+    let half = match only.as_str() {
+        "rest" => waiters,
+        "mcp" => 0,
+        _ => waiters / 2,
+    };
 
     println!("waiters: {waiters} blocked agents on one server (SQLite), half REST /wait, half MCP");
     let started = Instant::now();
@@ -138,7 +144,7 @@ async fn main() {
         }));
     }
     let after_rest = settled_rss(pid).await;
-    let rest_each = (after_rest.saturating_sub(baseline)) as f64 / half as f64;
+    let rest_each = (after_rest.saturating_sub(baseline)) as f64 / half.max(1) as f64;
     println!("  with {half} REST waiters: {after_rest} KiB ({rest_each:.1} KiB each)");
 
     // MCP: each agent a session of its own, blocked in the tool call.
@@ -151,7 +157,7 @@ async fn main() {
         }));
     }
     let after_all = settled_rss(pid).await;
-    let mcp_each = (after_all.saturating_sub(after_rest)) as f64 / (waiters - half) as f64;
+    let mcp_each = (after_all.saturating_sub(after_rest)) as f64 / (waiters - half).max(1) as f64;
     let each = (after_all.saturating_sub(baseline)) as f64 / waiters as f64;
     println!(
         "  with {} MCP waiters too: {after_all} KiB ({mcp_each:.1} KiB each)",

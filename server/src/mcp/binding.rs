@@ -58,8 +58,9 @@ fn initializes(body: &[u8]) -> bool {
     }
 }
 
-/// The middleware, inside the identity layer of one `surface` (`mcp` or
-/// `agent`: the same id on the other surface is another session).
+/// The middleware, inside the identity layer of one `surface` (its name
+/// keys the sessions, so a surface never sees another's; the agent surface
+/// has none).
 pub async fn bind(
     State((state, surface)): State<(AppState, &'static str)>,
     request: Request,

@@ -4,12 +4,13 @@
 //!   questions and answers them (L*, N*), lists tasks (T1, T2) and reads
 //!   conversations. `ask_user_question_kandev` is never here (S1–S3).
 //! - `/mcp/agent`: the agent surface, authenticated by a session's agent
-//!   token: `ask_user_question_kandev` only.
+//!   token: `ask_user_question_kandev` only, served without MCP sessions.
 //!
 //! Authentication happens in axum middleware in front of rmcp; tools read the
 //! resulting [`Caller`] from the HTTP request parts. With several replicas,
-//! MCP sessions live in the shared database ([`session_store`]), so a load
-//! balancer may send each request to any replica.
+//! the external surface's MCP sessions live in the shared database
+//! ([`session_store`]), so a load balancer may send each request to any
+//! replica.
 
 mod agent;
 mod args;
@@ -36,39 +37,45 @@ use crate::http::identity::require_identity;
 
 /// The MCP routes, each behind its own authentication.
 pub fn routes(state: &AppState) -> Router<AppState> {
-    let config = |surface: &'static str| {
-        // `Host` and `Origin` are checked for every route, these included,
-        // by one policy (`crate::http::same_origin`).
-        let mut config = StreamableHttpServerConfig::default()
+    // `Host` and `Origin` are checked for every route, these included, by
+    // one policy (`crate::http::same_origin`).
+    let config = || {
+        StreamableHttpServerConfig::default()
             .disable_allowed_hosts()
-            .with_cancellation_token(state.shutdown.child_token());
-        if state.db().backend().shared() {
-            config.session_store = Some(Arc::new(session_store::SharedSessions::new(
-                state.db().clone(),
-                surface,
-            )));
-        }
-        config
+            .with_cancellation_token(state.shutdown.child_token())
     };
     let external = {
         let state = state.clone();
+        let mut config = config();
+        if state.db().backend().shared() {
+            config.session_store = Some(Arc::new(session_store::SharedSessions::new(
+                state.db().clone(),
+                "mcp",
+            )));
+        }
         StreamableHttpService::new(
             move || Ok(external::ExternalServer::new(state.clone())),
             Arc::new(LocalSessionManager::default()),
-            config("mcp"),
+            config,
         )
     };
     let agent = {
         let state = state.clone();
+        // An agent's one call needs no MCP session: served statelessly (as
+        // the 2026-07-28 era always is), it costs memory only while it
+        // blocks (a session cost ~55 KiB more, `tests/benches/waiters.rs`),
+        // and any replica serves it. Progress rides the call's own stream;
+        // a client that gives up closes it, which cancels the call.
+        let mut config = config();
+        config.legacy_session_mode = false;
         StreamableHttpService::new(
             move || Ok(agent::AgentServer::new(state.clone())),
             Arc::new(LocalSessionManager::default()),
-            config("agent"),
+            config,
         )
     };
     let agent_routes = Router::new()
         .nest_service("/mcp/agent", agent)
-        .layer(from_fn_with_state((state.clone(), "agent"), binding::bind))
         .layer(RequestBodyLimitLayer::new(binding::MAX_BODY))
         .layer(from_fn_with_state(state.clone(), require_agent));
     let external_routes = Router::new()
