@@ -18,6 +18,7 @@ mod web_assets;
 
 use std::future::Future;
 
+use axum::serve::ListenerExt as _;
 use axum::{Json, Router, routing::get};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
@@ -96,6 +97,15 @@ pub async fn serve(
     // serving the `Router` itself would rebuild every route for every
     // connection (axum calls `with_state` per connection), which measured
     // 160 KiB per open connection (`tests/benches/waiters.rs`).
+    // Responses leave in several small writes (an SSE stream's priming
+    // event, the data, the last chunk): with Nagle's algorithm on, every
+    // keep-alive client waited ~40 ms for its own delayed ACK before the
+    // later writes went out (issue 17; `tests/benches/keepalive.rs`).
+    let listener = listener.tap_io(|tcp| {
+        if let Err(error) = tcp.set_nodelay(true) {
+            tracing::debug!(%error, "TCP_NODELAY not set on a connection");
+        }
+    });
     axum::serve(listener, app(state).into_make_service())
         .with_graceful_shutdown(async move {
             shutdown.await;

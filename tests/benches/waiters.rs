@@ -8,22 +8,11 @@
 //! `WAITERS=2000 cargo bench -p clarify-tests --bench waiters` for a quick run;
 //! `WAITERS_ONLY=rest` (or `mcp`) blocks that kind only.
 
-use std::io::{BufRead as _, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use clarify_tests::mcp;
+use clarify_tests::process::{ServerProcess, rss_kib};
 use serde_json::{Value, json};
-
-/// The server's resident set, in KiB.
-fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
-}
 
 /// Waits until the resident set has stopped growing (the server has taken
 /// every waiter in), and returns it.
@@ -37,29 +26,6 @@ async fn settled_rss(pid: u32) -> u64 {
         }
         last = now;
     }
-}
-
-fn start_server(dir: &std::path::Path) -> (Child, String) {
-    // `WAITERS_WRAP="valgrind --tool=massif"` runs the server under a
-    // heap profiler, to see where the memory goes.
-    let wrap = std::env::var("WAITERS_WRAP").unwrap_or_default();
-    let mut words: Vec<String> = wrap.split_whitespace().map(str::to_owned).collect();
-    words.push(env!("CARGO_BIN_EXE_clarify-under-test").to_owned());
-    let mut child = Command::new(&words[0])
-        .args(&words[1..])
-        .args(["serve", "--listen", "127.0.0.1:0", "--database-url"])
-        .arg(format!("sqlite://{}", dir.join("clarify.db").display()))
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start clarify");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line.trim().trim_start_matches("listening on ").to_owned();
-    (child, url)
 }
 
 /// POSTs `body` to the API path `path` (with `token`, if any) and reads the
@@ -106,10 +72,11 @@ async fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(10_000);
-    let dir = std::env::temp_dir().join(format!("clarify-waiters-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (mut server, url) = start_server(&dir);
-    let pid = server.id();
+    // `WAITERS_WRAP="valgrind --tool=massif"` runs the server under a
+    // heap profiler, to see where the memory goes.
+    let wrap = std::env::var("WAITERS_WRAP").unwrap_or_default();
+    let server = ServerProcess::start(env!("CARGO_BIN_EXE_clarify-under-test"), &wrap);
+    let (pid, url) = (server.pid(), server.url.clone());
     let setup = reqwest::Client::new();
     let only = std::env::var("WAITERS_ONLY").unwrap_or_default();
     let half = match only.as_str() {
@@ -147,7 +114,7 @@ async fn main() {
     let rest_each = (after_rest.saturating_sub(baseline)) as f64 / half.max(1) as f64;
     println!("  with {half} REST waiters: {after_rest} KiB ({rest_each:.1} KiB each)");
 
-    // MCP: each agent a session of its own, blocked in the tool call.
+    // MCP: each agent a client of its own, blocked in the tool call.
     for (n, token) in agents.into_iter().enumerate() {
         let url = format!("{url}/mcp/agent");
         held.push(tokio::spawn(async move {
@@ -165,16 +132,8 @@ async fn main() {
     );
     println!("  per waiting agent: {each:.1} KiB (goal: at most 15)");
 
-    // SIGTERM, so that a profiler wrapping the server writes its report.
-    let _ = Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
-        .status();
-    for task in &held {
-        task.abort();
-    }
-    let _ = server.wait();
     for task in held {
         task.abort();
     }
-    let _ = std::fs::remove_dir_all(dir);
+    server.stop();
 }

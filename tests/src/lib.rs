@@ -11,6 +11,7 @@ mod client;
 pub mod database;
 mod events;
 pub mod mcp;
+pub mod process;
 mod race;
 mod receiver;
 mod server;

@@ -1,0 +1,90 @@
+//! The `clarify` binary in a process of its own on a SQLite file, for the
+//! benchmarks that measure what a client sees across a real socket (and
+//! the process's own memory).
+
+use std::io::{BufRead as _, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+/// A running `clarify serve`.
+#[derive(Debug)]
+pub struct ServerProcess {
+    child: Child,
+    dir: PathBuf,
+    /// `http://127.0.0.1:PORT`.
+    pub url: String,
+}
+
+impl ServerProcess {
+    /// Starts `binary` (a benchmark's `env!("CARGO_BIN_EXE_clarify-under-test")`)
+    /// on a fresh SQLite file, prefixed by the words of `wrap` (a profiler,
+    /// say), and waits for its "listening on" line.
+    ///
+    /// # Panics
+    /// When the binary cannot start or does not say where it listens.
+    #[must_use]
+    pub fn start(binary: &str, wrap: &str) -> Self {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos();
+        let dir =
+            std::env::temp_dir().join(format!("clarify-bench-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut words: Vec<String> = wrap.split_whitespace().map(str::to_owned).collect();
+        words.push(binary.to_owned());
+        let mut child = Command::new(&words[0])
+            .args(&words[1..])
+            .args(["serve", "--listen", "127.0.0.1:0", "--database-url"])
+            .arg(format!("sqlite://{}", dir.join("clarify.db").display()))
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start clarify");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line.trim().trim_start_matches("listening on ").to_owned();
+        assert!(url.starts_with("http://"), "clarify said {line:?}");
+        Self { child, dir, url }
+    }
+
+    /// Its process id.
+    #[must_use]
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Its resident set, in KiB.
+    #[must_use]
+    pub fn rss_kib(&self) -> u64 {
+        rss_kib(self.child.id())
+    }
+
+    /// Stops it with SIGTERM (so a profiler wrapping it writes its report)
+    /// and removes its files.
+    pub fn stop(mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let _ = self.child.wait();
+        remove(&self.dir);
+    }
+}
+
+fn remove(dir: &Path) {
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The resident set of process `pid`, in KiB (0 when unknown).
+#[must_use]
+pub fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
