@@ -1,9 +1,10 @@
-//! How `list_pending_questions_kandev` scales with history: the same 50
-//! pending bundles listed over 0, 20 000 and 200 000 answered messages in a
-//! real SQLite file, or a real PostgreSQL database when
-//! `CLARIFY_TEST_POSTGRES_URL` is set. Prints the median per size and its
-//! ratio to the empty history baseline — flat means the list reads the
-//! open-questions index, not the history.
+//! How the lists scale with history: the same 50 pending bundles listed
+//! (`list_pending_questions_kandev`) and their task's page of `GET /tasks`
+//! projected (T1, T2), over 0, 20 000 and 200 000 answered messages in the
+//! task's sessions, in a real SQLite file, or a real PostgreSQL database
+//! when `CLARIFY_TEST_POSTGRES_URL` is set. Prints the medians per size and
+//! their ratio to the empty history baseline — flat means both read the
+//! open-questions indexes, not the history.
 
 use std::time::{Duration, Instant};
 
@@ -47,7 +48,8 @@ async fn seed_history(state: &AppState, session_id: &str, task_id: &str, count: 
     }
 }
 
-async fn median_list_time(history: usize) -> Duration {
+/// The median time of the pending list and of a page of tasks.
+async fn median_times(history: usize) -> (Duration, Duration) {
     let database = clarify_tests::TestDatabase::create().await;
     let db = clarify_server::db::Db::connect(database.url())
         .await
@@ -84,35 +86,51 @@ async fn median_list_time(history: usize) -> Duration {
         limit: Some(200),
         ..PendingArgs::default()
     };
-    let mut times = Vec::with_capacity(RUNS);
+    let mut lists = Vec::with_capacity(RUNS);
+    let mut pages = Vec::with_capacity(RUNS);
     for _ in 0..RUNS {
         let started = Instant::now();
         let page = lifecycle
             .list_pending(&Caller::Unscoped, &args)
             .await
             .unwrap();
-        times.push(started.elapsed());
+        lists.push(started.elapsed());
         assert_eq!(page.count, PENDING);
+        let started = Instant::now();
+        let tasks = lifecycle
+            .tasks_page(&Caller::Unscoped, "", "", Some(50))
+            .await
+            .unwrap();
+        pages.push(started.elapsed());
+        assert!(tasks.tasks[0].task_pending_action.is_some());
     }
-    times.sort();
-    times[RUNS / 2]
+    lists.sort();
+    pages.sort();
+    (lists[RUNS / 2], pages[RUNS / 2])
 }
 
 #[tokio::main]
 async fn main() {
-    let baseline = median_list_time(0).await;
+    let (list_baseline, page_baseline) = median_times(0).await;
     let backend = if clarify_tests::testing_postgres() {
         "PostgreSQL"
     } else {
         "SQLite"
     };
     println!(
-        "list_pending_questions_kandev on {backend}, {PENDING} pending bundles, median of {RUNS}:"
+        "on {backend}, {PENDING} pending bundles, median of {RUNS}: \
+         list_pending_questions_kandev | a page of GET /tasks"
     );
-    println!("  history        0 messages: {baseline:>10.2?}  (baseline)");
+    println!(
+        "  history        0 messages: {list_baseline:>10.2?} | {page_baseline:>10.2?}  (baseline)"
+    );
     for history in [20_000, 200_000] {
-        let median = median_list_time(history).await;
-        let ratio = median.as_secs_f64() / baseline.as_secs_f64();
-        println!("  history {history:>8} messages: {median:>10.2?}  ({ratio:.2}x baseline)");
+        let (list, page) = median_times(history).await;
+        let ratio = |d: Duration, base: Duration| d.as_secs_f64() / base.as_secs_f64();
+        println!(
+            "  history {history:>8} messages: {list:>10.2?} ({:.2}x) | {page:>10.2?} ({:.2}x)",
+            ratio(list, list_baseline),
+            ratio(page, page_baseline)
+        );
     }
 }

@@ -121,3 +121,53 @@ async fn a_bundle_is_found_by_pending_id_through_its_index() {
     assert_no_history_scan(&steps);
     server.stop().await;
 }
+
+/// Neither scans the history nor walks one session's messages through the
+/// (session, created_at) index: a session's open questions and its kept
+/// answers have partial indexes of their own (migration 0007).
+fn assert_no_session_walk(plan: &[String]) {
+    assert_no_history_scan(plan);
+    for step in plan {
+        assert!(
+            !step.contains("task_session_messages_session"),
+            "walks a session's whole history: {step}\n{plan:#?}"
+        );
+    }
+}
+
+/// The pending-action projection (T1, T2) of a page of tasks, a session's
+/// active bundles (D4) and the answers kept for an agent (pull delivery):
+/// issue 17's load test found a page of 50 tasks taking 50 ms once their
+/// sessions had a few hundred answers each.
+#[tokio::test]
+async fn a_sessions_open_questions_come_from_their_own_index() {
+    use clarify_server::db::clarification::{
+        active_in_session_sql, kept_for_pickup_sql, sessions_with_active_sql,
+    };
+    let server = TestServer::start().await;
+    let sqlite = server.db().backend() == Backend::Sqlite;
+    for (sql, params, index) in [
+        (
+            active_in_session_sql(),
+            vec![Param::Text],
+            "task_session_messages_open_by_session",
+        ),
+        (
+            sessions_with_active_sql(3),
+            vec![Param::Text; 3],
+            "task_session_messages_open_by_session",
+        ),
+        (
+            kept_for_pickup_sql(),
+            vec![Param::Text],
+            "task_session_messages_kept_by_session",
+        ),
+    ] {
+        let steps = plan(&server, &sql, &params).await;
+        assert_no_session_walk(&steps);
+        if sqlite {
+            assert!(steps.iter().any(|s| s.contains(index)), "{index}: {steps:#?}");
+        }
+    }
+    server.stop().await;
+}

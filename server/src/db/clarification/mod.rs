@@ -213,14 +213,10 @@ pub async fn active_in_session(
     db: impl AnyExecutor<'_>,
     session_id: &str,
 ) -> sqlx::Result<Vec<String>> {
-    let rows: Vec<(String, i64)> = sqlx::query_as(crate::db::sql(format!(
-        "SELECT m.pending_id, MIN(m.created_at) FROM task_session_messages m \
-         WHERE m.task_session_id = $1 AND {} GROUP BY m.pending_id ORDER BY 2, 1",
-        active("m")
-    )))
-    .bind(session_id)
-    .fetch_all(db)
-    .await?;
+    let rows: Vec<(String, i64)> = sqlx::query_as(crate::db::sql(active_in_session_sql()))
+        .bind(session_id)
+        .fetch_all(db)
+        .await?;
     Ok(rows.into_iter().map(|(p, _)| p).collect())
 }
 
@@ -236,13 +232,7 @@ pub async fn sessions_with_active(
     if task_ids.is_empty() {
         return Ok(HashSet::new());
     }
-    let mut query = sqlx::query_as(crate::db::sql(format!(
-        "SELECT DISTINCT m.task_session_id FROM task_session_messages m \
-         JOIN task_sessions ss ON ss.id = m.task_session_id \
-         WHERE ss.task_id IN ({}) AND {}",
-        crate::db::placeholders(1, task_ids.len()),
-        active("m")
-    )));
+    let mut query = sqlx::query_as(crate::db::sql(sessions_with_active_sql(task_ids.len())));
     for id in task_ids {
         query = query.bind(id);
     }
@@ -256,14 +246,10 @@ pub async fn sessions_with_active(
 /// # Errors
 /// Database errors.
 pub async fn kept_for_pickup(tx: &mut Tx, session_id: &str) -> sqlx::Result<Vec<Bundle>> {
-    let rows: Vec<(String,)> = sqlx::query_as(crate::db::sql(format!(
-        "SELECT DISTINCT m.pending_id FROM task_session_messages m \
-         WHERE m.task_session_id = $1 AND m.type = '{CLARIFICATION_REQUEST}' \
-         AND m.clarification_delivery_pending = 1"
-    )))
-    .bind(session_id)
-    .fetch_all(&mut **tx)
-    .await?;
+    let rows: Vec<(String,)> = sqlx::query_as(crate::db::sql(kept_for_pickup_sql()))
+        .bind(session_id)
+        .fetch_all(&mut **tx)
+        .await?;
     let mut bundles = Vec::with_capacity(rows.len());
     for (pending_id,) in rows {
         bundles.extend(load(&mut **tx, &pending_id).await?);
@@ -319,4 +305,38 @@ pub(super) async fn write_metadata(
         .execute(&mut **tx)
         .await?;
     Ok(())
+}
+
+/// [`active_in_session`]'s query (`$1`: the session), public so that
+/// `tests/query_plans.rs` can pin its plan to the session's open-questions
+/// index.
+#[must_use]
+pub fn active_in_session_sql() -> String {
+    format!(
+        "SELECT m.pending_id, MIN(m.created_at) FROM task_session_messages m \
+         WHERE m.task_session_id = $1 AND {} GROUP BY m.pending_id ORDER BY 2, 1",
+        active("m")
+    )
+}
+
+/// [`sessions_with_active`]'s query for `tasks` task ids.
+#[must_use]
+pub fn sessions_with_active_sql(tasks: usize) -> String {
+    format!(
+        "SELECT DISTINCT m.task_session_id FROM task_session_messages m \
+         JOIN task_sessions ss ON ss.id = m.task_session_id \
+         WHERE ss.task_id IN ({}) AND {}",
+        crate::db::placeholders(1, tasks),
+        active("m")
+    )
+}
+
+/// [`kept_for_pickup`]'s query (`$1`: the session).
+#[must_use]
+pub fn kept_for_pickup_sql() -> String {
+    format!(
+        "SELECT DISTINCT m.pending_id FROM task_session_messages m \
+         WHERE m.task_session_id = $1 AND m.type = '{CLARIFICATION_REQUEST}' \
+         AND m.clarification_delivery_pending = 1"
+    )
 }
