@@ -124,7 +124,12 @@ async fn main() {
     println!(
         "  history        0 messages: {list_baseline:>10.2?} | {page_baseline:>10.2?}  (baseline)"
     );
-    for history in [20_000, 200_000] {
+    // `LIST_HISTORY=2000` (comma-separated sizes) for a quick run.
+    let sizes: Vec<usize> = std::env::var("LIST_HISTORY")
+        .ok()
+        .map(|v| v.split(',').filter_map(|n| n.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![20_000, 200_000]);
+    for history in sizes {
         let (list, page) = median_times(history).await;
         let ratio = |d: Duration, base: Duration| d.as_secs_f64() / base.as_secs_f64();
         println!(

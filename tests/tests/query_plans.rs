@@ -166,7 +166,10 @@ async fn a_sessions_open_questions_come_from_their_own_index() {
         let steps = plan(&server, &sql, &params).await;
         assert_no_session_walk(&steps);
         if sqlite {
-            assert!(steps.iter().any(|s| s.contains(index)), "{index}: {steps:#?}");
+            assert!(
+                steps.iter().any(|s| s.contains(index)),
+                "{index}: {steps:#?}"
+            );
         }
     }
     server.stop().await;

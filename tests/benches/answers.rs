@@ -1,0 +1,222 @@
+//! The answer path's throughput (issue 17), in process: 16 answerers at
+//! once through `ResolveBundle` on distinct questions, (1) each answer
+//! resuming its agent through a webhook (a real HTTP receiver), (2) each
+//! answer handed to its agent blocked on it. The baseline, in the same run
+//! on the same database file and pool, is the raw claim transaction
+//! (BEGIN IMMEDIATE, one guarded UPDATE, COMMIT) at the same concurrency:
+//! the rate the database itself allows, so the ratios mean the same on any
+//! machine. On PostgreSQL when `CLARIFY_TEST_POSTGRES_URL` is set.
+//!
+//! `ANSWERS=500 cargo bench -p clarify-tests --bench answers` for a quick run.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use clarify_server::auth::Caller;
+use clarify_server::{AppState, Config};
+use clarify_tests::{Receiver, TestDatabase};
+use serde_json::json;
+
+const CONCURRENCY: usize = 16;
+
+fn bundle() -> clarify_core::NewBundle {
+    serde_json::from_value(json!({"questions": [
+        {"prompt": "Which?", "options": [{"label": "a"}, {"label": "b"}]}]}))
+    .unwrap()
+}
+
+fn submission() -> clarify_core::Submission {
+    serde_json::from_value(
+        json!({"answers": [{"question_id": "q1", "selected_options": ["q1_opt1"]}]}),
+    )
+    .unwrap()
+}
+
+/// `count` sessions resumed through `resume_target` (JSON, or `""`), each
+/// with one open question; returns their pending ids.
+async fn questions(state: &AppState, count: usize, resume_target: &str) -> Vec<String> {
+    let task = clarify_server::ids::new_id();
+    clarify_tests::insert_task(state.db(), &task).await;
+    let now = clarify_server::clock::now_micros();
+    let mut pending = Vec::with_capacity(count);
+    for _ in 0..count {
+        let session = clarify_server::db::sessions::Session {
+            id: clarify_server::ids::new_id(),
+            task_id: task.clone(),
+            state: clarify_core::SessionState::Running,
+            resume_target: resume_target.to_owned(),
+            created_at: now,
+            updated_at: now,
+        };
+        let hash = clarify_server::ids::new_id();
+        clarify_server::db::sessions::insert(state.db().pool(), &session, &hash)
+            .await
+            .unwrap();
+        let created = state
+            .lifecycle
+            .create_bundle(&session.id, &bundle(), false)
+            .await
+            .unwrap();
+        pending.push(created.pending_id);
+    }
+    pending
+}
+
+/// `count` agents, each blocked on a question of its own session.
+async fn blocked_agents(
+    state: &AppState,
+    count: usize,
+) -> (
+    Vec<String>,
+    Vec<tokio::task::JoinHandle<clarify_server::lifecycle::WaitOutcome>>,
+) {
+    let task = clarify_server::ids::new_id();
+    clarify_tests::insert_task(state.db(), &task).await;
+    let now = clarify_server::clock::now_micros();
+    let mut pending = Vec::with_capacity(count);
+    let mut blocked = Vec::with_capacity(count);
+    for _ in 0..count {
+        let session = clarify_server::db::sessions::Session {
+            id: clarify_server::ids::new_id(),
+            task_id: task.clone(),
+            state: clarify_core::SessionState::Running,
+            resume_target: String::new(),
+            created_at: now,
+            updated_at: now,
+        };
+        let hash = clarify_server::ids::new_id();
+        clarify_server::db::sessions::insert(state.db().pool(), &session, &hash)
+            .await
+            .unwrap();
+        let (created, mut waiting) = state
+            .lifecycle
+            .create_attached(&session.id, &bundle())
+            .await
+            .unwrap();
+        let lifecycle = state.lifecycle.clone();
+        let pending_id = created.pending_id.clone();
+        blocked.push(tokio::spawn(async move {
+            lifecycle
+                .await_outcome(&pending_id, &mut waiting, Duration::from_secs(300))
+                .await
+                .expect("the agent got its answer")
+        }));
+        pending.push(created.pending_id);
+    }
+    (pending, blocked)
+}
+
+/// Runs `work` on every item, `CONCURRENCY` at a time; returns items/s.
+async fn rate<F, Fut>(items: Vec<String>, work: F) -> f64
+where
+    F: Fn(String) -> Fut + Clone + Send + 'static,
+    Fut: std::future::Future<Output = ()> + Send,
+{
+    let total = items.len();
+    let items = Arc::new(items);
+    let next = Arc::new(AtomicUsize::new(0));
+    let started = Instant::now();
+    let workers: Vec<_> = (0..CONCURRENCY)
+        .map(|_| {
+            let (items, next, work) = (items.clone(), next.clone(), work.clone());
+            tokio::spawn(async move {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    work(item.clone()).await;
+                }
+            })
+        })
+        .collect();
+    for worker in workers {
+        worker.await.unwrap();
+    }
+    total as f64 / started.elapsed().as_secs_f64()
+}
+
+/// The raw claim: the guarded UPDATE of `ResolveBundle`'s claim, alone in
+/// a write transaction.
+async fn raw_claims(state: &AppState, pending: Vec<String>) -> f64 {
+    let state = state.clone();
+    rate(pending, move |pending_id| {
+        let state = state.clone();
+        async move {
+            let mut tx = state.db().begin_write().await.unwrap();
+            let done = sqlx::query(
+                "UPDATE task_session_messages SET updated_at = updated_at + 1 \
+                 WHERE pending_id = $1 AND type = 'clarification_request' \
+                 AND clarification_status IN ('', 'pending')",
+            )
+            .bind(&pending_id)
+            .execute(&mut *tx)
+            .await
+            .unwrap();
+            assert_eq!(done.rows_affected(), 1);
+            tx.commit().await.unwrap();
+        }
+    })
+    .await
+}
+
+async fn answers(state: &AppState, pending: Vec<String>) -> f64 {
+    let state = state.clone();
+    rate(pending, move |pending_id| {
+        let state = state.clone();
+        async move {
+            let body = state
+                .lifecycle
+                .resolve(&Caller::Unscoped, &pending_id, &submission())
+                .await
+                .unwrap();
+            assert!(body.claimed);
+        }
+    })
+    .await
+}
+
+#[tokio::main]
+async fn main() {
+    let count: usize = std::env::var("ANSWERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3000);
+    let database = TestDatabase::create().await;
+    let db = clarify_server::db::Db::connect(database.url())
+        .await
+        .unwrap();
+    let state = AppState::new(db, Config::default()).await.unwrap();
+    let receiver = Receiver::start().await;
+    let webhook = json!({"webhook_url": receiver.url()}).to_string();
+    let backend = if clarify_tests::testing_postgres() {
+        "PostgreSQL"
+    } else {
+        "SQLite"
+    };
+
+    let baseline = raw_claims(&state, questions(&state, count, "").await).await;
+    let resumed = answers(&state, questions(&state, count, &webhook).await).await;
+    assert!(receiver.count() >= count, "every agent was resumed");
+
+    // Agents blocked on their questions.
+    let (pending, blocked) = blocked_agents(&state, count).await;
+    let attached = answers(&state, pending).await;
+    for agent in blocked {
+        let outcome = agent.await.unwrap();
+        assert!(matches!(
+            outcome,
+            clarify_server::lifecycle::WaitOutcome::Resolved(_)
+        ));
+    }
+
+    println!("answers on {backend}, {count} each, {CONCURRENCY} at a time:");
+    println!("  raw claim transaction (baseline): {baseline:>8.0}/s");
+    println!(
+        "  answer resuming its agent by webhook: {resumed:>8.0}/s ({:.3}x baseline)",
+        resumed / baseline
+    );
+    println!(
+        "  answer to an agent blocked on it:     {attached:>8.0}/s ({:.3}x baseline)",
+        attached / baseline
+    );
+}
