@@ -55,6 +55,20 @@ const FINALIZE: Fault = Fault {
                AND (NEW.metadata::jsonb ->> 'status') IN ('answered', 'rejected')",
 };
 
+/// A live answer's claimed row made final in the claim's own transaction
+/// (the agent blocked on it: claim, delivery and session state are one
+/// write).
+const LIVE_FINAL: Fault = Fault {
+    table: "task_session_messages",
+    event: "UPDATE",
+    sqlite: "json_extract(OLD.metadata, '$.status') = 'responding' \
+             AND json_extract(NEW.metadata, '$.response_delivery_pending') IS NULL \
+             AND json_extract(NEW.metadata, '$.status') IN ('answered', 'rejected')",
+    postgres: "(OLD.metadata::jsonb ->> 'status') = 'responding' \
+               AND (NEW.metadata::jsonb ->> 'response_delivery_pending') IS NULL \
+               AND (NEW.metadata::jsonb ->> 'status') IN ('answered', 'rejected')",
+};
+
 /// Any rewrite of a claimed row: finalize, marks, and the rollback too.
 const EVERY_CLAIMED_WRITE: Fault = Fault {
     table: "task_session_messages",
@@ -195,29 +209,36 @@ async fn resumable(server: &TestServer, receiver: &Receiver) -> String {
     server.ask(&session, &agent, question()).await
 }
 
+/// The agent blocked on the question: whatever write of the one
+/// transaction fails (the row made final, the session back to RUNNING),
+/// nothing was claimed, the waiter keeps waiting, and the next answer
+/// reaches it.
 #[tokio::test]
-async fn a_live_delivery_that_cannot_be_made_final_is_reopened_and_its_waiter_keeps_waiting() {
-    let server = server().await;
-    let (_, session, agent) = server.session(None).await;
-    let pending = server.ask(&session, &agent, question()).await;
-    let wait = format!("/clarification/{pending}/wait?timeout=30");
-    let waiter = server.as_token(&agent);
-    let answering = async {
-        // Attached first: a finished poll keeps the agent attached.
-        let (status, _) = waiter
-            .get(&format!("/clarification/{pending}/wait?timeout=0"))
-            .await;
-        assert_eq!(status, 504);
-        inject(&server, &FINALIZE).await;
-        let (status, body) = server.respond(&pending, &pick()).await;
-        assert_eq!(status, 500, "{body}");
-        mend(&server, &FINALIZE).await;
-        assert_answerable_again(&server, &pending).await;
-    };
-    let ((status, delivered), ()) = tokio::join!(waiter.get(&wait), answering);
-    assert_eq!(status, 200, "the waiter got the second answer: {delivered}");
-    assert_delivered(&server, &pending).await;
-    server.stop().await;
+async fn a_live_answer_that_cannot_be_written_leaves_the_question_open_and_its_waiter_waiting() {
+    for fault in [&LIVE_FINAL, &SESSION_RUNNING] {
+        let server = server().await;
+        let (_, session, agent) = server.session(None).await;
+        let pending = server.ask(&session, &agent, question()).await;
+        let wait = format!("/clarification/{pending}/wait?timeout=30");
+        let waiter = server.as_token(&agent);
+        let answering = async {
+            // Attached first: a finished poll keeps the agent attached.
+            let (status, _) = waiter
+                .get(&format!("/clarification/{pending}/wait?timeout=0"))
+                .await;
+            assert_eq!(status, 504);
+            inject(&server, fault).await;
+            let (status, body) = server.respond(&pending, &pick()).await;
+            assert_eq!(status, 500, "{body}");
+            assert!(!delivery_pending(&server, &pending).await, "nothing claimed");
+            mend(&server, fault).await;
+            assert_answerable_again(&server, &pending).await;
+        };
+        let ((status, delivered), ()) = tokio::join!(waiter.get(&wait), answering);
+        assert_eq!(status, 200, "the waiter got the second answer: {delivered}");
+        assert_delivered(&server, &pending).await;
+        server.stop().await;
+    }
 }
 
 #[tokio::test]
@@ -289,13 +310,9 @@ async fn when_the_delivery_and_its_rollback_both_fail_the_sweep_reopens_the_ques
     let server = server().await;
     let (_, session, agent) = server.session(None).await;
     let pending = server.ask(&session, &agent, question()).await;
-    // Attached, so the delivery is the live one: its final write fails, and
-    // so does the rollback, as on a disk that refuses every write.
-    let (status, _) = server
-        .as_token(&agent)
-        .get(&format!("/clarification/{pending}/wait?timeout=0"))
-        .await;
-    assert_eq!(status, 504);
+    // Nobody waits and no target: the answer is to be kept for pickup. That
+    // write fails, and so does the rollback, as on a disk that refuses
+    // every write after the claim.
     inject(&server, &EVERY_CLAIMED_WRITE).await;
     let (status, body) = server.respond(&pending, &pick()).await;
     assert_eq!((status, body), (500, json!({"error": "internal error"})));

@@ -13,6 +13,7 @@ mod close;
 mod deliver;
 pub mod discovery;
 mod error;
+mod live;
 pub mod projection;
 mod publish;
 mod reconcile;

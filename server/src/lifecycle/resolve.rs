@@ -32,6 +32,10 @@ impl Lifecycle {
             .map_err(|e| Error::Invalid(e.to_string()))?;
 
         let now = now_micros();
+        if self.agent_blocked(&bundle, pending_id).await {
+            let response = outcome.to_response(pending_id, &clock::rfc3339(now));
+            return self.resolve_live(&bundle, &outcome, response, now).await;
+        }
         let claimed = match repo::complete_active_bundle(&self.db, pending_id, &outcome, now).await
         {
             Ok(claimed) => claimed,
@@ -59,7 +63,7 @@ impl Lifecycle {
 
     /// R2: one re-read, no retry (R2a). A winner → 200 `claimed: false` with
     /// its reconstructed response (R2b); none → 409.
-    async fn loser(&self, pending_id: &str) -> Result<RespondBody> {
+    pub(super) async fn loser(&self, pending_id: &str) -> Result<RespondBody> {
         let reread = repo::load(self.db.pool(), pending_id).await?;
         let won = reread
             .as_ref()

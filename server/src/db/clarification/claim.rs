@@ -6,7 +6,7 @@ use clarify_core::{ClarificationMetadata, Outcome, Status, StoredMessage};
 use sqlx::AnyExecutor;
 
 use super::{BundleRow, CLARIFICATION_REQUEST, active, load, lock_bundle, write_metadata};
-use crate::db::Db;
+use crate::db::{Db, Tx};
 
 /// The claim (P1): in one transaction, one guarded UPDATE moves the bundle's
 /// active rows to `responding`, then each claimed row gets its terminal
@@ -25,7 +25,42 @@ pub async fn complete_active_bundle(
     now: i64,
 ) -> sqlx::Result<Option<Claim>> {
     let mut tx = db.begin_write().await?;
-    lock_bundle(&mut tx, db, pending_id).await?;
+    let claimed = claim_in(&mut tx, db, pending_id, outcome, now, Delivery::Pending).await?;
+    if claimed.is_some() {
+        tx.commit().await?;
+    } else {
+        tx.rollback().await?;
+    }
+    Ok(claimed)
+}
+
+/// Whether a claim's delivery is still to come, or is made by the very
+/// transaction that claims.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery {
+    /// Delivered after the claim commits: the rows say so
+    /// (`response_delivery_pending`) until the delivery finalizes them, or
+    /// reconciliation does (R6).
+    Pending,
+    /// Handed to the agent blocked on it as the claim commits: the rows are
+    /// final at once, and there is nothing for R6 to find.
+    Final,
+}
+
+/// [`complete_active_bundle`] inside `tx`, which the caller commits (or
+/// drops, undoing the claim). `None` when nothing was claimable.
+///
+/// # Errors
+/// Database errors, and a claimed row without a `question_id` (R4a).
+pub async fn claim_in(
+    tx: &mut Tx,
+    db: &Db,
+    pending_id: &str,
+    outcome: &Outcome,
+    now: i64,
+    delivery: Delivery,
+) -> sqlx::Result<Option<Claim>> {
+    lock_bundle(tx, db, pending_id).await?;
     let responding = db.backend().metadata_set("status", "\"responding\"");
     let claimed: Vec<BundleRow> = sqlx::query_as(crate::db::sql(format!(
         "UPDATE task_session_messages AS m SET metadata = {responding}, updated_at = $2 \
@@ -38,10 +73,9 @@ pub async fn complete_active_bundle(
     )))
     .bind(pending_id)
     .bind(now)
-    .fetch_all(&mut *tx)
+    .fetch_all(&mut **tx)
     .await?;
     if claimed.is_empty() {
-        tx.rollback().await?;
         return Ok(None);
     }
 
@@ -58,11 +92,10 @@ pub async fn complete_active_bundle(
         }
         meta.status = status.into();
         meta.response = outcome.answer_for(&meta.question_id).cloned();
-        meta.response_delivery_pending = true;
-        write_metadata(&mut tx, &row.id, meta, now).await?;
+        meta.response_delivery_pending = delivery == Delivery::Pending;
+        write_metadata(tx, &row.id, meta, now).await?;
         messages.push(message);
     }
-    tx.commit().await?;
     Ok(Some(Claim {
         messages,
         token: now,

@@ -18,7 +18,8 @@ use super::sessions::terminal_states_sql;
 use super::{Db, Tx};
 
 pub use claim::{
-    Claim, Guard, Mark, complete_active_bundle, delivery_pending, finalize, mark, restore,
+    Claim, Delivery, Guard, Mark, claim_in, complete_active_bundle, delivery_pending, finalize,
+    mark, restore,
 };
 pub use transition::{Scope, Transition, transition, transition_in};
 
