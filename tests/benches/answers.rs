@@ -18,7 +18,13 @@ use clarify_server::{AppState, Config};
 use clarify_tests::{Receiver, TestDatabase};
 use serde_json::json;
 
-const CONCURRENCY: usize = 16;
+/// Answerers at once: 16, or `ANSWERERS`.
+fn concurrency() -> usize {
+    std::env::var("ANSWERERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(16)
+}
 
 fn bundle() -> clarify_core::NewBundle {
     serde_json::from_value(json!({"questions": [
@@ -107,7 +113,7 @@ async fn blocked_agents(
     (pending, blocked)
 }
 
-/// Runs `work` on every item, `CONCURRENCY` at a time; returns items/s.
+/// Runs `work` on every item, [`concurrency`] at a time; returns items/s.
 async fn rate<F, Fut>(items: Vec<String>, work: F) -> f64
 where
     F: Fn(String) -> Fut + Clone + Send + 'static,
@@ -117,7 +123,7 @@ where
     let items = Arc::new(items);
     let next = Arc::new(AtomicUsize::new(0));
     let started = Instant::now();
-    let workers: Vec<_> = (0..CONCURRENCY)
+    let workers: Vec<_> = (0..concurrency())
         .map(|_| {
             let (items, next, work) = (items.clone(), next.clone(), work.clone());
             tokio::spawn(async move {
@@ -209,7 +215,10 @@ async fn main() {
         ));
     }
 
-    println!("answers on {backend}, {count} each, {CONCURRENCY} at a time:");
+    println!(
+        "answers on {backend}, {count} each, {} at a time:",
+        concurrency()
+    );
     println!("  raw claim transaction (baseline): {baseline:>8.0}/s");
     println!(
         "  answer resuming its agent by webhook: {resumed:>8.0}/s ({:.3}x baseline)",

@@ -230,7 +230,10 @@ async fn a_live_answer_that_cannot_be_written_leaves_the_question_open_and_its_w
             inject(&server, fault).await;
             let (status, body) = server.respond(&pending, &pick()).await;
             assert_eq!(status, 500, "{body}");
-            assert!(!delivery_pending(&server, &pending).await, "nothing claimed");
+            assert!(
+                !delivery_pending(&server, &pending).await,
+                "nothing claimed"
+            );
             mend(&server, fault).await;
             assert_answerable_again(&server, &pending).await;
         };

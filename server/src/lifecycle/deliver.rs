@@ -39,6 +39,14 @@ impl Lifecycle {
         let handed = self.hand_over(won).await;
         match handed {
             Ok(Handed::Live) => {}
+            Ok(Handed::Resumed) => {
+                // Observers (readers who are not the agent) learn the
+                // outcome too; the session's state moved with the successor
+                // turn.
+                self.wake(pending_id, &Wake::Resolved(response.clone()));
+                self.publish_after_delivery(won).await;
+                return Ok(());
+            }
             Ok(Handed::Stored) => {
                 // Observers (readers who are not the agent) learn the outcome too.
                 self.wake(pending_id, &Wake::Resolved(response.clone()));
@@ -67,11 +75,18 @@ impl Lifecycle {
         if let Err(error) = moved {
             tracing::warn!(pending_id, %error, "delivered, but the session's state was not updated");
         }
+        self.publish_after_delivery(won).await;
+        Ok(())
+    }
+
+    /// Tells browsers what a delivery changed; a failure is only logged.
+    async fn publish_after_delivery(&self, won: &Won<'_>) {
+        let pending_id = won.response.pending_id.as_str();
         if let Err(error) = self.publish_bundle(pending_id).await {
             tracing::warn!(pending_id, %error, "delivered, but browsers were not told");
         }
-        self.publish_session(session_id, bundle.task_id()).await;
-        Ok(())
+        self.publish_session(won.bundle.session_id(), won.bundle.task_id())
+            .await;
     }
 
     /// Hands the answer over by the first way that applies.
@@ -193,20 +208,41 @@ impl Lifecycle {
             self.restore_refused(pending_id, ours).await;
             return Ok(Handed::Refused);
         }
-        // Dispatched: the agent has the answer. What fails now is logged;
-        // the sweep finalizes a claim whose resume was attempted (R6).
+        // Dispatched: the agent has the answer. It continues in a successor
+        // turn, created only now that the dispatch was accepted, in one
+        // transaction with the claim made final and the session back to
+        // RUNNING. What fails now is logged, never reported: the sweep
+        // finalizes a claim whose resume was attempted (R6).
         let now = now_micros();
-        // The agent continues in a successor turn, created only now that the
-        // dispatch was accepted.
-        if let Err(error) = self.start_turn(session_id, now).await {
-            tracing::warn!(pending_id, %error, "resumed, but the successor turn was not started");
+        let settled = async {
+            let mut tx = self.db.begin_write().await?;
+            let started = self.start_turn_in(&mut tx, session_id, now).await?;
+            // `false` only if reconciliation kept the claim meanwhile: either
+            // way the answer stands and was sent once.
+            repo::finalize_in(&mut tx, &self.db, pending_id, now, ours).await?;
+            sessions::transition(
+                &mut *tx,
+                session_id,
+                &[SessionState::WaitingForInput],
+                SessionState::Running,
+                now,
+            )
+            .await?;
+            tx.commit().await?;
+            Ok::<_, sqlx::Error>(started)
         }
-        // `false` only if reconciliation kept the claim meanwhile: either way
-        // the answer stands and was sent once.
-        if let Err(error) = repo::finalize(&self.db, pending_id, now, ours).await {
-            tracing::warn!(pending_id, %error, "resumed, but not yet marked delivered; the sweep will");
+        .await;
+        match settled {
+            Ok(started) => {
+                if let Err(error) = self.turn_started(&started).await {
+                    tracing::warn!(pending_id, %error, "resumed, but browsers were not told of the new turn");
+                }
+            }
+            Err(error) => {
+                tracing::warn!(pending_id, %error, "resumed, but the successor turn and the final mark were not written; the sweep will finalize");
+            }
         }
-        Ok(Handed::Stored)
+        Ok(Handed::Resumed)
     }
 
     /// Reopens a bundle whose delivery failed, if the claim is still this
@@ -253,9 +289,10 @@ pub(super) struct Won<'a> {
 enum Handed {
     /// To the attached agent, which was woken with it.
     Live,
-    /// Stored final (a rejection), sent through the resume target, or kept
-    /// for the agent to collect.
+    /// Stored final (a rejection), or kept for the agent to collect.
     Stored,
+    /// Sent through the resume target; the session moved on with it.
+    Resumed,
     /// Nobody took it: it must be rolled back (R7a).
     Refused,
 }

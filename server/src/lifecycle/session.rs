@@ -8,7 +8,7 @@ use clarify_core::session::UnknownState;
 use super::{Error, Lifecycle, Result};
 use crate::clock::now_micros;
 use crate::db::clarification::{self as repo, Scope, Transition};
-use crate::db::{sessions, turns};
+use crate::db::{Tx, sessions, turns};
 use crate::waiters::Wake;
 
 impl Lifecycle {
@@ -62,18 +62,55 @@ impl Lifecycle {
     /// # Errors
     /// Database errors.
     pub async fn start_turn(&self, session_id: &str, now: i64) -> Result<turns::Turn> {
-        let superseded = repo::active_in_session(self.db.pool(), session_id).await?;
-        if let Some(current) = turns::current(self.db.pool(), session_id).await?
+        let mut tx = self.db.begin_write().await?;
+        let started = self.start_turn_in(&mut tx, session_id, now).await?;
+        tx.commit().await?;
+        self.turn_started(&started).await?;
+        Ok(started.turn)
+    }
+
+    /// [`Self::start_turn`]'s writes, inside the caller's write transaction;
+    /// announce the result with [`Self::turn_started`] once it commits.
+    pub(super) async fn start_turn_in(
+        &self,
+        tx: &mut Tx,
+        session_id: &str,
+        now: i64,
+    ) -> sqlx::Result<TurnStart> {
+        let superseded = repo::active_in_session(&mut **tx, session_id).await?;
+        let mut detached = Vec::new();
+        if let Some(current) = turns::current(&mut **tx, session_id).await?
             && current.completed_at.is_none()
         {
-            self.complete_turn(session_id, &current.id).await?;
+            turns::complete(&mut **tx, &current.id, now).await?;
+            // It was the current turn: its bundles are detached.
+            detached = repo::transition_in(
+                tx,
+                &self.db,
+                Scope::Session(session_id),
+                Transition::Detach,
+                now,
+            )
+            .await?;
         }
         let turn = turns::Turn::starting(session_id, now);
-        turns::insert(self.db.pool(), &turn).await?;
-        for pending_id in &superseded {
+        turns::insert(&mut **tx, &turn).await?;
+        Ok(TurnStart {
+            turn,
+            superseded,
+            detached,
+        })
+    }
+
+    /// Tells browsers and waiters what a committed turn start changed.
+    pub(super) async fn turn_started(&self, started: &TurnStart) -> Result<()> {
+        for pending_id in &started.detached {
+            self.publish_bundle(pending_id).await?;
+        }
+        for pending_id in &started.superseded {
             self.wake(pending_id, &Wake::Closed);
         }
-        Ok(turn)
+        Ok(())
     }
 
     /// Completes a turn and runs the detach pass on its still-active bundles.
@@ -100,4 +137,15 @@ impl Lifecycle {
         }
         Ok(completed)
     }
+}
+
+/// A turn started inside a transaction, with the bundles it closed.
+#[derive(Debug)]
+pub(super) struct TurnStart {
+    /// The new turn.
+    pub turn: turns::Turn,
+    /// The session's bundles that were active: superseded now.
+    superseded: Vec<String>,
+    /// Those of the completed turn, detached.
+    detached: Vec<String>,
 }

@@ -156,12 +156,28 @@ pub async fn restore(db: &Db, pending_id: &str, now: i64, guard: Guard) -> sqlx:
 /// # Errors
 /// Database errors.
 pub async fn finalize(db: &Db, pending_id: &str, now: i64, guard: Guard) -> sqlx::Result<bool> {
-    rewrite_delivery_pending(db, pending_id, now, guard, |meta| {
-        meta.response_delivery_pending = false;
-        meta.resume_attempted = false;
-        meta.awaiting_pickup = false;
-    })
-    .await
+    rewrite_delivery_pending(db, pending_id, now, guard, delivered).await
+}
+
+/// [`finalize`] inside the caller's write transaction (a dispatched resume
+/// finalized together with the successor turn it starts).
+///
+/// # Errors
+/// Database errors.
+pub async fn finalize_in(
+    tx: &mut Tx,
+    db: &Db,
+    pending_id: &str,
+    now: i64,
+    guard: Guard,
+) -> sqlx::Result<bool> {
+    rewrite_in(tx, db, pending_id, now, guard, delivered).await
+}
+
+fn delivered(meta: &mut ClarificationMetadata) {
+    meta.response_delivery_pending = false;
+    meta.resume_attempted = false;
+    meta.awaiting_pickup = false;
 }
 
 /// Rewrites the claimed, undelivered rows of a bundle under their row locks,
@@ -174,8 +190,21 @@ async fn rewrite_delivery_pending(
     change: impl Fn(&mut ClarificationMetadata),
 ) -> sqlx::Result<bool> {
     let mut tx = db.begin_write().await?;
-    lock_bundle(&mut tx, db, pending_id).await?;
-    let bundle = load(&mut *tx, pending_id).await?;
+    let changed = rewrite_in(&mut tx, db, pending_id, now, guard, change).await?;
+    tx.commit().await?;
+    Ok(changed)
+}
+
+async fn rewrite_in(
+    tx: &mut Tx,
+    db: &Db,
+    pending_id: &str,
+    now: i64,
+    guard: Guard,
+    change: impl Fn(&mut ClarificationMetadata),
+) -> sqlx::Result<bool> {
+    lock_bundle(tx, db, pending_id).await?;
+    let bundle = load(&mut **tx, pending_id).await?;
     let mut changed = false;
     for (row, mut message) in bundle
         .iter()
@@ -185,10 +214,9 @@ async fn rewrite_delivery_pending(
             continue;
         }
         change(&mut message.metadata);
-        write_metadata(&mut tx, &row.id, &message.metadata, now).await?;
+        write_metadata(tx, &row.id, &message.metadata, now).await?;
         changed = true;
     }
-    tx.commit().await?;
     Ok(changed)
 }
 

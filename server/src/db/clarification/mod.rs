@@ -19,7 +19,7 @@ use super::{Db, Tx};
 
 pub use claim::{
     Claim, Delivery, Guard, Mark, claim_in, complete_active_bundle, delivery_pending, finalize,
-    mark, restore,
+    finalize_in, mark, restore,
 };
 pub use transition::{Scope, Transition, transition, transition_in};
 
