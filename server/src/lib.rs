@@ -56,7 +56,11 @@ pub fn app(state: AppState) -> Router {
                 .and_then(|v| v.to_str().ok())
                 .unwrap_or_default();
             tracing::info_span!("request", method = %request.method(), uri = %request.uri(), request_id = %id)
-        }).on_response(tower_http::trace::DefaultOnResponse::new().level(tracing::Level::INFO)))
+        // The span stays at info, so that what a request logs carries its id;
+        // the line per request is debug (`--log-level debug`): by default a
+        // person sees the listening line, the demo's link and warnings, not
+        // a scroll of requests.
+        }).on_response(tower_http::trace::DefaultOnResponse::new().level(tracing::Level::DEBUG)))
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
         .with_state(state);
     match cors {

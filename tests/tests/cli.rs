@@ -11,6 +11,8 @@ use tokio::process::Command;
 fn clarify() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_clarify-under-test"));
     command
+        // The logging flags under test decide, not the caller's RUST_LOG.
+        .env_remove("RUST_LOG")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -302,7 +304,8 @@ async fn serve(
 async fn json_logs_carry_the_request_id_that_the_response_echoes() {
     use tokio::io::AsyncReadExt as _;
     let database = clarify_tests::TestDatabase::create().await;
-    let (mut child, url, _lines) = serve(&database, &["--log-format", "json"]).await;
+    let (mut child, url, _lines) =
+        serve(&database, &["--log-format", "json", "--log-level", "debug"]).await;
     let client = reqwest::Client::new();
     let given = client
         .get(format!("{url}/healthz"))
@@ -332,6 +335,34 @@ async fn json_logs_carry_the_request_id_that_the_response_echoes() {
         .expect("a log line with the request id");
     let parsed: Value = serde_json::from_str(line).expect("JSON log lines");
     assert_eq!(parsed["span"]["request_id"], "trace-me-42", "{line}");
+}
+
+/// Issue 16, first run: by default a person sees what they need (the
+/// listening line), not a line per request; `--log-level debug` shows them.
+#[tokio::test]
+async fn requests_are_not_logged_line_by_line_by_default() {
+    use tokio::io::AsyncReadExt as _;
+    let database = clarify_tests::TestDatabase::create().await;
+    let (mut child, url, _lines) = serve(&database, &[]).await;
+    let response = reqwest::get(format!("{url}/healthz")).await.unwrap();
+    assert_eq!(response.status(), 200);
+    std::process::Command::new("kill")
+        .args(["-TERM", &child.id().unwrap().to_string()])
+        .status()
+        .unwrap();
+    assert!(child.wait().await.unwrap().success());
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .await
+        .unwrap();
+    assert!(
+        !stderr.contains("/healthz") && !stderr.contains("finished processing request"),
+        "{stderr}"
+    );
 }
 
 #[tokio::test]

@@ -152,6 +152,39 @@ pub struct ServeArgs {
     /// Log format on stderr.
     #[arg(long, env = "CLARIFY_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+
+    /// What is logged on stderr when `RUST_LOG` is not set. One line per
+    /// request is `debug`; `info` keeps what a person needs: the listening
+    /// line, lifecycle events, warnings.
+    #[arg(long, env = "CLARIFY_LOG_LEVEL", value_enum, default_value_t = LogLevel::Info)]
+    pub log_level: LogLevel,
+}
+
+/// How much is logged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogLevel {
+    /// Errors only.
+    Error,
+    /// Warnings and errors.
+    Warn,
+    /// Lifecycle events too (the default).
+    Info,
+    /// Every request too.
+    Debug,
+    /// Everything.
+    Trace,
+}
+
+impl LogLevel {
+    fn directive(self) -> &'static str {
+        match self {
+            Self::Error => "error",
+            Self::Warn => "warn",
+            Self::Info => "info",
+            Self::Debug => "debug",
+            Self::Trace => "trace",
+        }
+    }
 }
 
 /// How logs are written.
@@ -166,11 +199,11 @@ pub enum LogFormat {
 /// Runs the parsed command line to completion.
 pub async fn run(cli: Cli) -> ExitCode {
     let command = cli.command.unwrap_or(Command::Serve(cli.serve));
-    let format = match &command {
-        Command::Serve(args) => args.log_format,
-        _ => LogFormat::Text,
+    let (format, level) = match &command {
+        Command::Serve(args) => (args.log_format, args.log_level),
+        _ => (LogFormat::Text, LogLevel::Info),
     };
-    init_tracing(format);
+    init_tracing(format, level);
     let result = match command {
         Command::Ask(args) => return ask::run(args).await,
         Command::Session(command) => return session::run(command).await,
@@ -283,8 +316,9 @@ fn network(text: &str) -> Result<crate::IpNet, String> {
         .map_err(|_| format!("{text}: not a network (CIDR such as 10.0.0.0/8) or an address"))
 }
 
-fn init_tracing(format: LogFormat) {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+fn init_tracing(format: LogFormat, level: LogLevel) {
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level.directive()));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr);
