@@ -78,6 +78,13 @@ pub struct NewQuestion {
     #[cfg_attr(feature = "openapi", schema(min_items = 2, max_items = 6))]
     #[serde(deserialize_with = "null_as_default")]
     pub options: Vec<NewOption>,
+    /// Several options may be chosen together (a hint to answerers; any
+    /// question accepts several, N8).
+    #[serde(
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "core::ops::Not::not"
+    )]
+    pub multi_select: bool,
 }
 
 /// An option as an agent submits it.
@@ -271,6 +278,7 @@ fn validate_question(
         title: String::from(title),
         prompt,
         options,
+        multi_select: new.multi_select,
     })
 }
 

@@ -30,6 +30,10 @@ pub struct ListedQuestion {
     pub status: String,
     /// The choices, `[]` when unreadable (L15).
     pub options: Vec<QuestionOption>,
+    /// Whether the agent expects several options chosen together (a hint:
+    /// any question accepts several, N8).
+    #[serde(default)]
+    pub multi_select: bool,
 }
 
 impl From<ListedQuestion> for crate::Question {
@@ -40,6 +44,7 @@ impl From<ListedQuestion> for crate::Question {
             title: listed.title,
             prompt: listed.prompt,
             options: listed.options,
+            multi_select: listed.multi_select,
         }
     }
 }
@@ -89,6 +94,7 @@ impl PendingBundle {
                     prompt: question.prompt,
                     status,
                     options: question.options,
+                    multi_select: question.multi_select,
                 }
             })
             .collect();

@@ -30,6 +30,11 @@ pub struct Question {
     pub prompt: String,
     /// The choices, in the order the agent gave them (N3a rule 2).
     pub options: Vec<QuestionOption>,
+    /// The agent expects several options may be chosen together. Only a
+    /// hint to answerers: any question accepts several (N8). Stored only
+    /// when set.
+    #[serde(skip_serializing_if = "core::ops::Not::not")]
+    pub multi_select: bool,
 }
 
 impl Question {

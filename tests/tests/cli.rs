@@ -79,6 +79,40 @@ async fn new_session(server: &TestServer) -> Value {
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
+/// `-m` asks a multi-select question (issue 16), after the `-q` ones.
+#[tokio::test]
+async fn dash_m_asks_a_multi_select_question() {
+    let server = TestServer::start().await;
+    let session = new_session(&server).await;
+    let token = session["agent_token"].as_str().unwrap();
+    let (child, pending) = ask(
+        &server,
+        token,
+        &["-m", "Which checks?|lint|test|bench", "-q", "Ship?|yes|no"],
+    )
+    .await;
+    let (_, view) = server.get(&format!("/clarification/{pending}")).await;
+    let questions = &view["questions"];
+    assert_eq!(
+        (&questions[0]["prompt"], &questions[0]["multi_select"]),
+        (&json!("Ship?"), &json!(false)),
+        "{view}"
+    );
+    assert_eq!(questions[1]["multi_select"], true, "{view}");
+    let answer = json!({"answers": [
+        {"question_id": "q1", "selected_options": ["q1_opt1"]},
+        {"question_id": "q2", "selected_options": ["q2_opt1", "q2_opt2"]}]});
+    let (status, won) = server.respond(&pending, &answer).await;
+    assert_eq!(status, 200, "{won}");
+    let (code, printed, stderr) = finish(child).await;
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        printed["answers"][1]["selected_options"],
+        json!(["q2_opt1", "q2_opt2"])
+    );
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn an_answer_given_over_rest_is_printed_and_exits_0() {
     let server = TestServer::start().await;

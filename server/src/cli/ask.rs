@@ -37,9 +37,17 @@ pub struct AskArgs {
     /// up to 4 questions.
     #[arg(long = "question", short = 'q', value_name = "PROMPT|OPTION|OPTION")]
     pub questions: Vec<String>,
+    /// A question whose options may be chosen together, as for --question;
+    /// asked after the --question ones.
+    #[arg(
+        long = "multi-select",
+        short = 'm',
+        value_name = "PROMPT|OPTION|OPTION"
+    )]
+    pub multi_select: Vec<String>,
     /// A JSON bundle `{"questions": [{"prompt", "options": [{"label"}]}], "context"}`
     /// instead of --question; `-` reads standard input.
-    #[arg(long, conflicts_with = "questions")]
+    #[arg(long, conflicts_with_all = ["questions", "multi_select"])]
     pub file: Option<PathBuf>,
     /// Context shown above the questions.
     #[arg(long)]
@@ -73,13 +81,14 @@ fn bundle(args: &AskArgs) -> Result<NewBundle, String> {
         }
         serde_json::from_str(&text).map_err(|e| format!("--file: not a JSON bundle: {e}"))?
     } else {
-        if args.questions.is_empty() {
+        if args.questions.is_empty() && args.multi_select.is_empty() {
             return Err("give at least one --question \"Prompt|Option|Option\" (or --file)".into());
         }
-        let questions = args
-            .questions
-            .iter()
-            .map(|q| {
+        let single = args.questions.iter().map(|q| (q, false));
+        let multi = args.multi_select.iter().map(|q| (q, true));
+        let questions = single
+            .chain(multi)
+            .map(|(q, multi_select)| {
                 let mut parts = q.split('|').map(str::trim);
                 let prompt = parts.next().unwrap_or_default();
                 NewQuestion {
@@ -90,6 +99,7 @@ fn bundle(args: &AskArgs) -> Result<NewBundle, String> {
                             ..NewOption::default()
                         })
                         .collect(),
+                    multi_select,
                     ..NewQuestion::default()
                 }
             })

@@ -48,6 +48,8 @@ pub struct QuestionArg {
     pub prompt: String,
     /// 2 to 6 choices; the human may also answer in free text.
     pub options: Vec<OptionArg>,
+    /// Let the human choose several options together (checkboxes).
+    pub multi_select: bool,
 }
 
 /// Arguments of `ask_user_question_kandev`.
@@ -122,6 +124,7 @@ impl AgentServer {
                             ..NewOption::default()
                         })
                         .collect(),
+                    multi_select: q.multi_select,
                     ..NewQuestion::default()
                 })
                 .collect(),
