@@ -26,7 +26,7 @@ export async function newSession(request: APIRequestContext, title = 'a task', r
 export async function ask(
   request: APIRequestContext,
   session: { sessionId: string; agentToken: string },
-  questions: { prompt: string; title?: string; options: { label: string }[] }[],
+  questions: { prompt: string; title?: string; multi_select?: boolean; options: { label: string }[] }[],
   context?: string,
 ): Promise<string> {
   const response = await request.post('/api/v1/clarification/request', {

@@ -45,6 +45,37 @@ test('single question: pick an option, submit, the waiting agent gets it', async
   expect(JSON.stringify(await waited.json())).toContain('q1_opt2');
 });
 
+test('multi-select: two options chosen reach the waiting agent as two ids', async ({ page, request }) => {
+  const session = await newSession(request);
+  const pendingId = await ask(request, session, [
+    { prompt: 'Which checks?', multi_select: true, options: [{ label: 'lint' }, { label: 'test' }, { label: 'bench' }] },
+  ]);
+  await page.goto(`/s/${session.sessionId}`);
+  await expect(page.getByTestId('clarification-overlay')).toBeVisible();
+  await expect(page.getByTestId('clarification-multi-hint')).toHaveText('Choose all that apply.');
+  const boxes = page.getByTestId('clarification-checkbox');
+  await expect(boxes).toHaveCount(3);
+  await expect(page.getByTestId('clarification-option')).toHaveCount(0);
+
+  const waiting = request.get(`/api/v1/clarification/${pendingId}/wait?timeout=60`, {
+    headers: { Authorization: `Bearer ${session.agentToken}` },
+    timeout: 60_000,
+  });
+  await boxes.nth(2).click();
+  await boxes.nth(0).click();
+  await expect(boxes.nth(0)).toHaveAttribute('role', 'checkbox');
+  await expect(boxes.nth(0)).toHaveAttribute('aria-checked', 'true');
+  await expect(boxes.nth(1)).toHaveAttribute('aria-checked', 'false');
+  await expect(boxes.nth(2)).toHaveAttribute('aria-checked', 'true');
+  await page.getByTestId('clarification-submit').click();
+
+  await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
+  const waited = await waiting;
+  expect(waited.status()).toBe(200);
+  // In the options' order, whatever the order of the clicks (N3a).
+  expect((await waited.json()).response.answers[0].selected_options).toEqual(['q1_opt1', 'q1_opt3']);
+});
+
 test('multi-question bundle: shared context, step row, free text', async ({ page, request }) => {
   const session = await newSession(request);
   await ask(

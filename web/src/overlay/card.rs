@@ -24,6 +24,7 @@ pub(super) fn Card(
         title,
         prompt,
         options,
+        multi_select,
         ..
     } = question;
     let heading = if title.is_empty() {
@@ -37,16 +38,23 @@ pub(super) fn Card(
         .map(|(n, o)| {
             let id = o.option_id.clone();
             let id_click = id.clone();
-            let pressed = move || draft.with(|d| d.selected.get(index).is_some_and(|s| s.contains(&id)));
+            let pressed =
+                Memo::new(move |_| draft.with(|d| d.selected.get(index).is_some_and(|s| s.contains(&id))));
+            let state = move || if pressed.get() { "true" } else { "false" };
+            // A multi-select question's options are checkboxes (several may
+            // be on); any other's are toggle buttons (one at a time).
             view! {
                 <button
                     type="button"
                     class="option"
-                    data-testid="clarification-option"
-                    aria-pressed=move || if pressed() { "true" } else { "false" }
+                    class:checkbox=multi_select
+                    role=multi_select.then_some("checkbox")
+                    data-testid=if multi_select { "clarification-checkbox" } else { "clarification-option" }
+                    aria-checked=move || multi_select.then(state)
+                    aria-pressed=move || (!multi_select).then(state)
                     on:click=move |_| {
                         let id = id_click.clone();
-                        edit.run(Box::new(move |d| d.toggle(index, &id)));
+                        edit.run(Box::new(move |d| d.toggle(index, &id, multi_select)));
                     }
                 >
                     <span class="badge" aria-hidden="true">{n + 1}</span>
@@ -65,6 +73,8 @@ pub(super) fn Card(
             <p class="prompt" id=prompt_id.clone() data-testid="clarification-prompt">
                 {prompt}
             </p>
+            {multi_select
+                .then(|| view! { <p class="hint" data-testid="clarification-multi-hint">"Choose all that apply."</p> })}
             <div class="options" role="group" aria-labelledby=prompt_id>{options}</div>
             <label for=input_id.clone()>"Or answer in your own words"</label>
             // No maxLength: the rune count below is the guard (W4a).

@@ -56,15 +56,24 @@ impl Draft {
     }
 
     /// Picks option `option_id` of question `i`, or unpicks it; a pick
-    /// replaces typed text, as typing replaces a pick.
-    pub fn toggle(&mut self, i: usize, option_id: &str) {
+    /// replaces typed text, as typing replaces a pick. On a `multi`-select
+    /// question a pick adds to the others, where it replaces them on any
+    /// other.
+    pub fn toggle(&mut self, i: usize, option_id: &str, multi: bool) {
         let Some(selected) = self.selected.get_mut(i) else {
             return;
         };
-        if selected.iter().any(|s| s == option_id) {
-            selected.clear();
+        if let Some(at) = selected.iter().position(|s| s == option_id) {
+            if multi {
+                selected.remove(at);
+            } else {
+                selected.clear();
+            }
         } else {
-            *selected = vec![option_id.to_owned()];
+            if !multi {
+                selected.clear();
+            }
+            selected.push(option_id.to_owned());
             if let Some(text) = self.text.get_mut(i) {
                 text.clear();
             }

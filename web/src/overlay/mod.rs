@@ -204,13 +204,15 @@ pub fn Overlay(
                 };
                 let s = step.get_untracked();
                 let option = questions.with_value(|q| {
-                    q.get(s)
-                        .and_then(|q| q.options.get(n - 1))
-                        .map(|o| o.option_id.clone())
+                    q.get(s).and_then(|q| {
+                        q.options
+                            .get(n - 1)
+                            .map(|o| (o.option_id.clone(), q.multi_select))
+                    })
                 });
-                if let Some(option) = option {
+                if let Some((option, multi)) = option {
                     ev.prevent_default();
-                    edit(Box::new(move |d| d.toggle(s, &option)));
+                    edit(Box::new(move |d| d.toggle(s, &option, multi)));
                 }
             }
             _ => {}
