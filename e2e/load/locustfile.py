@@ -43,6 +43,17 @@ def _check(response, ok=(200, 201)):
     response.failure(f"{response.status_code}: {response.text[:200]}")
 
 
+def new_session(client, title):
+    """A task and a session of it, as an agent's host makes them; returns
+    the session's agent token."""
+    with client.post("/api/v1/tasks", json={"title": title}, name="create task", catch_response=True) as r:
+        _check(r)
+        task_id = _json(r).get("id")
+    with client.post(f"/api/v1/tasks/{task_id}/sessions", json={}, name="create session", catch_response=True) as r:
+        _check(r)
+        return _json(r).get("agent_token")
+
+
 def question(n):
     return [
         {
@@ -139,12 +150,7 @@ class RestAgent(HttpUser):
     wait_time = between(0.2, 1.0)
 
     def on_start(self):
-        with self.client.post("/api/v1/tasks", json={"title": "rest agent"}, name="create task", catch_response=True) as r:
-            _check(r)
-            task_id = _json(r).get("id")
-        with self.client.post(f"/api/v1/tasks/{task_id}/sessions", json={}, name="create session", catch_response=True) as r:
-            _check(r)
-            self.token = _json(r).get("agent_token")
+        self.token = new_session(self.client, "rest agent")
 
     @task
     def ask_and_wait(self):
@@ -182,13 +188,7 @@ class McpAgent(HttpUser):
     wait_time = between(0.2, 1.0)
 
     def on_start(self):
-        with self.client.post("/api/v1/tasks", json={"title": "mcp agent"}, name="create task", catch_response=True) as r:
-            _check(r)
-            task_id = _json(r).get("id")
-        with self.client.post(f"/api/v1/tasks/{task_id}/sessions", json={}, name="create session", catch_response=True) as r:
-            _check(r)
-            token = _json(r).get("agent_token")
-        self.mcp = Mcp(self.client, "/mcp/agent", token)
+        self.mcp = Mcp(self.client, "/mcp/agent", new_session(self.client, "mcp agent"))
 
     @task
     def ask(self):

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use clarify_server::auth::Caller;
 use clarify_server::{AppState, Config};
-use clarify_tests::{Receiver, TestDatabase};
+use clarify_tests::{Receiver, TestDatabase, insert_session};
 use serde_json::json;
 
 /// Answerers at once: 16, or `ANSWERERS`.
@@ -44,24 +44,12 @@ fn submission() -> clarify_core::Submission {
 async fn questions(state: &AppState, count: usize, resume_target: &str) -> Vec<String> {
     let task = clarify_server::ids::new_id();
     clarify_tests::insert_task(state.db(), &task).await;
-    let now = clarify_server::clock::now_micros();
     let mut pending = Vec::with_capacity(count);
     for _ in 0..count {
-        let session = clarify_server::db::sessions::Session {
-            id: clarify_server::ids::new_id(),
-            task_id: task.clone(),
-            state: clarify_core::SessionState::Running,
-            resume_target: resume_target.to_owned(),
-            created_at: now,
-            updated_at: now,
-        };
-        let hash = clarify_server::ids::new_id();
-        clarify_server::db::sessions::insert(state.db().pool(), &session, &hash)
-            .await
-            .unwrap();
+        let session = insert_session(state.db(), &task, resume_target).await;
         let created = state
             .lifecycle
-            .create_bundle(&session.id, &bundle(), false)
+            .create_bundle(&session, &bundle(), false)
             .await
             .unwrap();
         pending.push(created.pending_id);
@@ -79,25 +67,13 @@ async fn blocked_agents(
 ) {
     let task = clarify_server::ids::new_id();
     clarify_tests::insert_task(state.db(), &task).await;
-    let now = clarify_server::clock::now_micros();
     let mut pending = Vec::with_capacity(count);
     let mut blocked = Vec::with_capacity(count);
     for _ in 0..count {
-        let session = clarify_server::db::sessions::Session {
-            id: clarify_server::ids::new_id(),
-            task_id: task.clone(),
-            state: clarify_core::SessionState::Running,
-            resume_target: String::new(),
-            created_at: now,
-            updated_at: now,
-        };
-        let hash = clarify_server::ids::new_id();
-        clarify_server::db::sessions::insert(state.db().pool(), &session, &hash)
-            .await
-            .unwrap();
+        let session = insert_session(state.db(), &task, "").await;
         let (created, mut waiting) = state
             .lifecycle
-            .create_attached(&session.id, &bundle())
+            .create_attached(&session, &bundle())
             .await
             .unwrap();
         let lifecycle = state.lifecycle.clone();

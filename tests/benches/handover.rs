@@ -35,25 +35,13 @@ async fn blocked_agent(
     agent: &AppState,
     task_id: &str,
 ) -> (String, tokio::task::JoinHandle<Instant>) {
-    let now = clarify_server::clock::now_micros();
-    let session = clarify_server::db::sessions::Session {
-        id: clarify_server::ids::new_id(),
-        task_id: task_id.to_owned(),
-        state: clarify_core::SessionState::Running,
-        resume_target: String::new(),
-        created_at: now,
-        updated_at: now,
-    };
-    let hash = clarify_server::ids::new_id();
-    clarify_server::db::sessions::insert(agent.db().pool(), &session, &hash)
-        .await
-        .unwrap();
+    let session = clarify_tests::insert_session(agent.db(), task_id, "").await;
     let bundle: clarify_core::NewBundle = serde_json::from_value(json!({"questions": [
         {"prompt": "Which?", "options": [{"label": "a"}, {"label": "b"}]}]}))
     .unwrap();
     let (created, mut waiting) = agent
         .lifecycle
-        .create_attached(&session.id, &bundle)
+        .create_attached(&session, &bundle)
         .await
         .unwrap();
     let lifecycle = agent.lifecycle.clone();

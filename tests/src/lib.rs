@@ -22,4 +22,4 @@ pub use database::{TestDatabase, testing_postgres};
 pub use events::{EventSocket, next_event};
 pub use race::{assert_exactly_one_winner, race_answers};
 pub use receiver::Receiver;
-pub use server::{TestServer, insert_task};
+pub use server::{TestServer, insert_session, insert_task};

@@ -244,6 +244,32 @@ pub async fn insert_task(db: &clarify_server::db::Db, id: &str) {
         .expect("insert a task");
 }
 
+/// Inserts a RUNNING session of `task_id` resumed through `resume_target`
+/// (its JSON, or `""` for none) straight into `db`; returns its id.
+///
+/// # Panics
+/// On database errors.
+pub async fn insert_session(
+    db: &clarify_server::db::Db,
+    task_id: &str,
+    resume_target: &str,
+) -> String {
+    let now = clarify_server::clock::now_micros();
+    let session = clarify_server::db::sessions::Session {
+        id: clarify_server::ids::new_id(),
+        task_id: task_id.to_owned(),
+        state: clarify_core::SessionState::Running,
+        resume_target: resume_target.to_owned(),
+        created_at: now,
+        updated_at: now,
+    };
+    let token_hash = clarify_server::ids::new_id();
+    clarify_server::db::sessions::insert(db.pool(), &session, &token_hash)
+        .await
+        .expect("insert a session");
+    session.id
+}
+
 impl TestServer {
     /// Opens the live event stream as an unauthenticated browser.
     ///

@@ -334,22 +334,9 @@ async fn serve(
     (child, url, lines)
 }
 
-#[tokio::test]
-async fn json_logs_carry_the_request_id_that_the_response_echoes() {
+/// SIGTERM, a clean exit, and what the server wrote on stderr.
+async fn stop(mut child: tokio::process::Child) -> String {
     use tokio::io::AsyncReadExt as _;
-    let database = clarify_tests::TestDatabase::create().await;
-    let (mut child, url, _lines) =
-        serve(&database, &["--log-format", "json", "--log-level", "debug"]).await;
-    let client = reqwest::Client::new();
-    let given = client
-        .get(format!("{url}/healthz"))
-        .header("x-request-id", "trace-me-42")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(given.headers()["x-request-id"], "trace-me-42");
-    let minted = client.get(format!("{url}/healthz")).send().await.unwrap();
-    assert_eq!(minted.headers()["x-request-id"].len(), 36, "a UUID");
     std::process::Command::new("kill")
         .args(["-TERM", &child.id().unwrap().to_string()])
         .status()
@@ -363,6 +350,25 @@ async fn json_logs_carry_the_request_id_that_the_response_echoes() {
         .read_to_string(&mut stderr)
         .await
         .unwrap();
+    stderr
+}
+
+#[tokio::test]
+async fn json_logs_carry_the_request_id_that_the_response_echoes() {
+    let database = clarify_tests::TestDatabase::create().await;
+    let (child, url, _lines) =
+        serve(&database, &["--log-format", "json", "--log-level", "debug"]).await;
+    let client = reqwest::Client::new();
+    let given = client
+        .get(format!("{url}/healthz"))
+        .header("x-request-id", "trace-me-42")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(given.headers()["x-request-id"], "trace-me-42");
+    let minted = client.get(format!("{url}/healthz")).send().await.unwrap();
+    assert_eq!(minted.headers()["x-request-id"].len(), 36, "a UUID");
+    let stderr = stop(child).await;
     let line = stderr
         .lines()
         .find(|l| l.contains("trace-me-42"))
@@ -375,24 +381,11 @@ async fn json_logs_carry_the_request_id_that_the_response_echoes() {
 /// listening line), not a line per request; `--log-level debug` shows them.
 #[tokio::test]
 async fn requests_are_not_logged_line_by_line_by_default() {
-    use tokio::io::AsyncReadExt as _;
     let database = clarify_tests::TestDatabase::create().await;
-    let (mut child, url, _lines) = serve(&database, &[]).await;
+    let (child, url, _lines) = serve(&database, &[]).await;
     let response = reqwest::get(format!("{url}/healthz")).await.unwrap();
     assert_eq!(response.status(), 200);
-    std::process::Command::new("kill")
-        .args(["-TERM", &child.id().unwrap().to_string()])
-        .status()
-        .unwrap();
-    assert!(child.wait().await.unwrap().success());
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .await
-        .unwrap();
+    let stderr = stop(child).await;
     assert!(
         !stderr.contains("/healthz") && !stderr.contains("finished processing request"),
         "{stderr}"
