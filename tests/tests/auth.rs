@@ -225,6 +225,14 @@ async fn l1b_l1c_l1d_unowned_workspaces_dangling_references_and_no_workspace_are
     let bob_mcp = mcp::connect(&server, "/mcp", Some(&bob)).await;
     let page = mcp::ok(&mcp::call(&bob_mcp, "list_pending_questions_kandev", &json!({})).await);
     assert_eq!(mcp::pending_ids(&page), shared_questions, "L1b: {page}");
+    // The same scope over REST (the inbox's list).
+    let (status, page) = server.as_token(&bob).get("/pending").await;
+    assert_eq!(status, 200, "{page}");
+    assert_eq!(
+        mcp::pending_ids(&page),
+        shared_questions,
+        "L1b REST: {page}"
+    );
     assert_eq!(
         server
             .as_token(&bob)

@@ -28,6 +28,8 @@ const OPERATIONS: &[(&str, &str)] = &[
     ("post", "/api/v1/sessions/{id}/turns"),
     ("post", "/api/v1/sessions/{id}/turns/{turn_id}/complete"),
     ("get", "/api/v1/sessions/{id}/messages"),
+    // The mission's "list … pending questions over … REST" (issue 16's inbox).
+    ("get", "/api/v1/pending"),
     ("post", "/api/v1/clarification/request"),
     ("get", "/api/v1/clarification/{id}"),
     ("get", "/api/v1/clarification/{id}/wait"),

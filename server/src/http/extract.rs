@@ -32,3 +32,14 @@ impl From<QueryRejection> for Error {
         Self::BadRequest(rejection.body_text())
     }
 }
+
+/// A page size given as query text (`?limit=`): absent or empty is the
+/// default; anything but a whole number is a 400 naming `limit` (L13).
+pub fn page_limit(text: Option<&str>) -> Result<Option<i64>, Error> {
+    match text.map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(text) => text.parse::<i64>().map(Some).map_err(|_| {
+            Error::BadRequest("limit: must be a whole number (default 50, at most 200)".into())
+        }),
+    }
+}

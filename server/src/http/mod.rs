@@ -9,6 +9,7 @@ pub mod identity;
 pub mod json;
 mod management;
 mod openapi;
+mod pending;
 pub mod same_origin;
 pub mod security_headers;
 mod ws;
@@ -73,6 +74,7 @@ fn protected() -> OpenApiRouter<AppState> {
         .routes(routes!(management::sessions::start_turn))
         .routes(routes!(management::sessions::complete_turn))
         .routes(routes!(management::sessions::list_messages))
+        .routes(routes!(pending::list_pending))
         .routes(routes!(clarification::create))
         .routes(routes!(clarification::read))
         .routes(routes!(clarification::wait))

@@ -11,7 +11,7 @@ use crate::auth::Caller;
 use crate::clock::now_micros;
 use crate::db::{tasks, workspaces};
 use crate::http::error::{Error, Result};
-use crate::http::extract::{Path, Query};
+use crate::http::extract::{Path, Query, page_limit};
 use crate::http::json::Json;
 use crate::ids::new_id;
 use crate::lifecycle::projection;
@@ -140,12 +140,7 @@ pub async fn list_tasks(
     caller: Caller,
     Query(query): Query<TaskQuery>,
 ) -> Result<impl IntoResponse> {
-    let limit = match query.limit.as_deref().map(str::trim) {
-        None | Some("") => None,
-        Some(text) => Some(text.parse::<i64>().map_err(|_| {
-            Error::BadRequest("limit: must be a whole number (default 50, at most 200)".into())
-        })?),
-    };
+    let limit = page_limit(query.limit.as_deref())?;
     let page = state
         .lifecycle
         .tasks_page(
