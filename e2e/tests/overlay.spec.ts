@@ -20,7 +20,7 @@ async function socketDown(page: Page) {
   });
 }
 
-test('single question: pick an option, submit, the waiting agent gets it', async ({ page, request }) => {
+test('one click answers a single question, and the waiting agent gets it', async ({ page, request }) => {
   const asked = await askOne(request);
   await page.goto(`/s/${asked.sessionId}`);
   const overlay = page.getByTestId('clarification-overlay');
@@ -32,13 +32,12 @@ test('single question: pick an option, submit, the waiting agent gets it', async
     headers: { Authorization: `Bearer ${asked.agentToken}` },
     timeout: 60_000,
   });
-  const option = page.getByTestId('clarification-option').nth(1);
-  await option.click();
-  await expect(option).toHaveAttribute('aria-pressed', 'true');
-  await expect(page.getByTestId('clarification-progress')).toHaveText('1 of 1 answered');
-  await page.getByTestId('clarification-submit').click();
+  const sent = posts(page);
+  // One click, no Submit: a single question is answered by its option.
+  await page.getByTestId('clarification-option').nth(1).click();
 
   await expect(overlay).toHaveCount(0);
+  expect(sent.filter((r) => r.url().endsWith('/respond'))).toHaveLength(1);
   await expect(page.getByTestId('transcript-outcome')).toHaveText('Answered: PostgreSQL');
   const waited = await waiting;
   expect(waited.status()).toBe(200);
@@ -119,14 +118,14 @@ test('duplicate submit: the overlay closes and shows the winner’s answer (W3)'
   await socketDown(page);
   const asked = await askOne(request);
   await page.goto(`/s/${asked.sessionId}`);
-  await page.getByTestId('clarification-option').first().click(); // the human picks SQLite
-
+  await expect(page.getByTestId('clarification-overlay')).toBeVisible();
+  // Someone else answers first, while the page still shows the question.
   const winner = await request.post(`/api/v1/clarification/${asked.pendingId}/respond`, {
     data: { answers: [{ question_id: 'q1', selected_options: ['q1_opt2'], custom_text: '' }] },
   });
   expect(winner.status()).toBe(200);
 
-  await page.getByTestId('clarification-submit').click();
+  await page.getByTestId('clarification-option').first().click(); // the human picks SQLite
   await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
   await expect(page.getByTestId('clarification-lost')).toBeVisible();
   await expect(page.getByTestId('transcript-outcome')).toHaveText('Answered: PostgreSQL');
@@ -136,11 +135,11 @@ test('409: the session ended while the overlay was open', async ({ page, request
   await socketDown(page);
   const asked = await askOne(request);
   await page.goto(`/s/${asked.sessionId}`);
-  await page.getByTestId('clarification-option').first().click();
+  await expect(page.getByTestId('clarification-overlay')).toBeVisible();
   const patched = await request.patch(`/api/v1/sessions/${asked.sessionId}`, { data: { state: 'COMPLETED' } });
   expect(patched.ok()).toBeTruthy();
 
-  await page.getByTestId('clarification-submit').click();
+  await page.getByTestId('clarification-option').first().click();
   await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
   await expect(page.getByTestId('clarification-inactive')).toHaveText('This question is no longer active.');
   // No answer is invented: the transcript shows what the server recorded.
@@ -183,14 +182,14 @@ test('Skip rejects the bundle', async ({ page, request }) => {
 test('Escape only collapses: no request, and the draft survives', async ({ page, request }) => {
   const asked = await askOne(request);
   await page.goto(`/s/${asked.sessionId}`);
-  await page.getByTestId('clarification-option').nth(1).click();
+  await page.getByTestId('clarification-input').fill('half an answer');
   const sent = posts(page);
   await page.keyboard.press('Escape');
   await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
   await expect(page.getByTestId('clarification-expand')).toBeFocused();
   await page.getByTestId('clarification-expand').click();
   await expect(page.getByTestId('clarification-overlay')).toBeVisible();
-  await expect(page.getByTestId('clarification-option').nth(1)).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.getByTestId('clarification-input')).toHaveValue('half an answer');
   expect(sent).toHaveLength(0);
   const stored = await request.get(`/api/v1/clarification/${asked.pendingId}`);
   expect((await stored.json()).active).toBe(true);
@@ -205,11 +204,13 @@ test('keyboard only: number keys, arrows, Enter and Ctrl+Enter', async ({ page, 
   await page.goto(`/s/${session.sessionId}`);
   await expect(page.getByTestId('clarification-overlay')).toBeFocused();
   await page.keyboard.press('2');
-  await expect(page.getByTestId('clarification-option').nth(1)).toHaveAttribute('aria-pressed', 'true');
+  // The pick moves on to the next unanswered card.
+  await expect(page.getByTestId('clarification-prompt')).toHaveText('Anything else?');
   await page.keyboard.press('ArrowRight');
   await expect(page.getByTestId('clarification-prompt')).toHaveText('Anything else?');
   await page.keyboard.press('ArrowLeft');
   await expect(page.getByTestId('clarification-prompt')).toHaveText('Which database?');
+  await expect(page.getByTestId('clarification-option').nth(1)).toHaveAttribute('aria-pressed', 'true');
   await page.keyboard.press('ArrowRight');
   const input = page.getByTestId('clarification-input');
   for (let i = 0; i < 8 && !(await input.evaluate((el) => el === document.activeElement)); i++) {
@@ -232,9 +233,8 @@ test('keyboard only: number keys, arrows, Enter and Ctrl+Enter', async ({ page, 
 test('a failed submit shows an error and the overlay stays answerable', async ({ page, request }) => {
   const asked = await askOne(request);
   await page.goto(`/s/${asked.sessionId}`);
-  await page.getByTestId('clarification-option').first().click();
   await page.route('**/respond', (route) => route.abort());
-  await page.getByTestId('clarification-submit').click();
+  await page.getByTestId('clarification-option').first().click();
   await expect(page.getByTestId('clarification-error')).toBeVisible();
   await expect(page.getByTestId('clarification-error')).toHaveAttribute('role', 'alert');
   await page.unroute('**/respond');
@@ -249,7 +249,6 @@ test('an answer nobody is waiting for is kept, and the agent collects it later',
   const pendingId = await ask(request, session, [{ prompt: 'Deploy?', options: [{ label: 'Yes' }, { label: 'No' }] }]);
   await page.goto(`/s/${session.sessionId}`);
   await page.getByTestId('clarification-option').first().click();
-  await page.getByTestId('clarification-submit').click();
   await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
   await expect(page.getByTestId('clarification-kept')).toHaveText(
     'Answer saved; the agent will pick it up when it checks again.',
@@ -274,7 +273,7 @@ test('the task list marks tasks waiting for input, live', async ({ page, request
   const later = await newSession(request, 'asked later');
   await ask(request, later, [{ prompt: 'Now?', options: [{ label: 'Yes' }, { label: 'No' }] }]);
   await expect(page.getByTestId('task-pending-indicator')).toHaveCount(before + 1);
-  await expect(page.getByText('asked later')).toBeVisible();
+  await expect(page.getByTestId('task-item').filter({ hasText: 'asked later' })).toBeVisible();
 });
 
 test('a detached bundle: the notice, and the answer resumes the agent', async ({ page, request }) => {
@@ -309,7 +308,6 @@ test('a detached bundle: the notice, and the answer resumes the agent', async ({
     await page.goto(`/s/${session.id}`);
     await expect(page.getByTestId('clarification-detached')).toBeVisible();
     await page.getByTestId('clarification-option').nth(1).click();
-    await page.getByTestId('clarification-submit').click();
     await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
     await expect(page.getByTestId('transcript-outcome')).toHaveText('Answered: PostgreSQL');
     await expect.poll(() => received.length).toBe(1);
@@ -373,7 +371,6 @@ test('with the socket down the POST answer alone closes the overlay and fills th
   const asked = await askOne(request);
   await page.goto(`/s/${asked.sessionId}`);
   await page.getByTestId('clarification-option').first().click();
-  await page.getByTestId('clarification-submit').click();
   await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
   await expect(page.getByTestId('transcript-outcome')).toHaveText('Answered: SQLite');
 });
@@ -382,12 +379,12 @@ test('duplicate submit against a rejection: the transcript shows Skipped, not ou
   await socketDown(page);
   const asked = await askOne(request);
   await page.goto(`/s/${asked.sessionId}`);
-  await page.getByTestId('clarification-option').first().click();
+  await expect(page.getByTestId('clarification-overlay')).toBeVisible();
   const winner = await request.post(`/api/v1/clarification/${asked.pendingId}/respond`, {
     data: { rejected: true, reject_reason: 'not now' },
   });
   expect(winner.status()).toBe(200);
-  await page.getByTestId('clarification-submit').click();
+  await page.getByTestId('clarification-option').first().click();
   await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
   await expect(page.getByTestId('transcript-outcome')).toHaveText('Skipped');
 });
@@ -410,7 +407,7 @@ test('an over-long answer on another card still blocks submit and is named', asy
 test('a spinner while submitting, and no second submit meanwhile', async ({ page, request }) => {
   const asked = await askOne(request);
   await page.goto(`/s/${asked.sessionId}`);
-  await page.getByTestId('clarification-option').first().click();
+  await expect(page.getByTestId('clarification-overlay')).toBeVisible();
   let release!: () => void;
   const held = new Promise<void>((r) => (release = r));
   await page.route('**/respond', async (route) => {
@@ -419,7 +416,7 @@ test('a spinner while submitting, and no second submit meanwhile', async ({ page
   });
   const sent = posts(page);
   const submit = page.getByTestId('clarification-submit');
-  await submit.click();
+  await page.getByTestId('clarification-option').first().click();
   await expect(submit).toHaveAttribute('aria-busy', 'true');
   await expect(submit.locator('.spinner')).toBeVisible();
   await expect(submit).toBeDisabled();

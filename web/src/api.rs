@@ -2,7 +2,7 @@
 //! outcomes of a submit onto what the overlay must do next. Every body is
 //! one of `clarify_core::api`'s types, the server's own.
 
-use clarify_core::{RespondBody, Response, Status, Submission, api};
+use clarify_core::{PendingPage, RespondBody, Response, Status, Submission, api};
 use gloo_net::http::{Request, RequestBuilder};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -102,18 +102,15 @@ async fn post(
         .map_err(|e| network(&e))
 }
 
-/// Every task the caller can see, page after page.
-pub async fn tasks() -> Result<Vec<api::TaskView>, ApiError> {
-    let mut all = Vec::new();
-    let mut path = "/tasks?limit=200".to_owned();
-    loop {
-        let page = get::<api::Tasks>(&path).await?;
-        all.extend(page.tasks);
-        if page.next_cursor.is_empty() {
-            return Ok(all);
-        }
-        path = format!("/tasks?limit=200&cursor={}", page.next_cursor);
-    }
+/// One page of the tasks the caller can see, oldest first.
+pub async fn tasks_page(limit: usize, cursor: &str) -> Result<api::Tasks, ApiError> {
+    get(&format!("/tasks?limit={limit}&cursor={cursor}")).await
+}
+
+/// The bundles waiting for the caller, oldest first: the first 200 (more
+/// than anyone answers in a sitting; `next_cursor` says there are more).
+pub async fn pending() -> Result<PendingPage, ApiError> {
+    get("/pending?limit=200").await
 }
 
 /// Every workspace the caller can see.

@@ -3,16 +3,20 @@
 //! clarification overlay for its active bundle.
 
 mod api;
+mod markdown;
+mod notify;
 mod overlay;
 mod routes;
 mod transcript;
+mod waiting;
 mod ws;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::prelude::wasm_bindgen;
 
-use routes::{LoginPage, Route, SessionPage, TaskPage, TasksPage};
+use routes::{InboxPage, LoginPage, Route, SessionPage, TaskPage};
+use waiting::Waiting;
 
 /// Entry point run by the wasm-bindgen glue as soon as the module is
 /// instantiated.
@@ -42,15 +46,21 @@ pub fn App() -> impl IntoView {
     let path = window().location().pathname().unwrap_or_default();
     let route = Route::parse(&path);
     let identity = RwSignal::new(Identity::Unknown);
+    let waiting = Waiting::provide();
     spawn_local(async move {
-        identity.set(match api::me().await {
+        let known = match api::me().await {
             Ok(me) if me.auth_enabled && me.user.is_none() => Identity::Anonymous,
             Ok(me) => Identity::Ready {
                 logged_in: me.auth_enabled,
             },
             // An older server without /auth/me: behave as auth off.
             Err(_) => Identity::Ready { logged_in: false },
-        });
+        };
+        // Someone who may answer: count what waits for them, on every page.
+        if matches!(known, Identity::Ready { .. }) {
+            waiting.start();
+        }
+        identity.set(known);
     });
     let logout = move |_| {
         spawn_local(async move {
@@ -63,7 +73,7 @@ pub fn App() -> impl IntoView {
         match (identity.get(), route) {
             (Identity::Unknown, _) => view! { <p>"Loading…"</p> }.into_any(),
             (_, Route::Login) | (Identity::Anonymous, _) => view! { <LoginPage /> }.into_any(),
-            (_, Route::Tasks) => view! { <TasksPage /> }.into_any(),
+            (_, Route::Inbox) => view! { <InboxPage /> }.into_any(),
             (_, Route::Task(id)) => view! { <TaskPage task_id=id /> }.into_any(),
             (_, Route::Session(id)) => view! { <SessionPage session_id=id /> }.into_any(),
             (_, Route::NotFound) => view! { <p>"No such page."</p> }.into_any(),

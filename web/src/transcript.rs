@@ -100,7 +100,7 @@ pub fn Transcript(
                             view! {
                                 <li class="message question" data-testid="transcript-question" data-status=status>
                                     <p class="who">"Agent asked"</p>
-                                    <p>{prompt}</p>
+                                    <div class="markdown" inner_html=crate::markdown::block(&prompt)></div>
                                     <p class=format!("outcome {status}") data-testid="transcript-outcome">{text}</p>
                                 </li>
                             }

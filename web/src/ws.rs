@@ -5,8 +5,9 @@
 //! what other people did. After an outage a [`EventKind::Resync`] event
 //! tells listeners to reload, since whatever happened meanwhile was missed.
 //!
-//! The socket and its handlers are owned, not leaked: they are dropped on
-//! every reconnect and when the listening component goes away.
+//! A tab has one socket, opened by the first listener and kept for the
+//! page's life; each connection and its handlers are dropped on every
+//! reconnect, and a listener goes away with its component.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -47,23 +48,51 @@ struct Listener {
     stopped: Cell<bool>,
 }
 
-/// Connects and keeps reconnecting until the calling component is cleaned
-/// up; `on_event` runs for every notification, and for a synthetic
-/// [`EventKind::Resync`] after the socket comes back from a drop.
+thread_local! {
+    /// The tab's one socket: every component listens through it.
+    static SOCKET: RefCell<Option<Rc<Listener>>> = const { RefCell::new(None) };
+    /// Who hears its events, by subscription number.
+    static SUBSCRIBERS: RefCell<Vec<(u64, Handler)>> = const { RefCell::new(Vec::new()) };
+    static NEXT_ID: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Calls `on_event` for every notification, and for a synthetic
+/// [`EventKind::Resync`] after the socket comes back from a drop, until the
+/// calling component is cleaned up. The tab's socket opens on the first
+/// call and is shared by all (one per tab, however many components listen).
 pub fn listen(on_event: impl Fn(Event) + 'static) {
-    let listener = Rc::new(Listener {
-        handler: Rc::new(on_event),
-        current: RefCell::new(None),
-        stopped: Cell::new(false),
+    SOCKET.with(|socket| {
+        socket.borrow_mut().get_or_insert_with(|| {
+            let listener = Rc::new(Listener {
+                handler: Rc::new(dispatch),
+                current: RefCell::new(None),
+                stopped: Cell::new(false),
+            });
+            connect(&listener, 0, false);
+            listener
+        });
     });
-    connect(&listener, 0, false);
-    let owned = StoredValue::new_local(Some(listener));
+    let id = NEXT_ID.with(|n| {
+        n.set(n.get() + 1);
+        n.get()
+    });
+    SUBSCRIBERS.with(|s| s.borrow_mut().push((id, Rc::new(on_event))));
     on_cleanup(move || {
-        if let Some(listener) = owned.try_update_value(Option::take).flatten() {
-            listener.stopped.set(true);
-            listener.current.borrow_mut().take();
-        }
+        let _ = SUBSCRIBERS.try_with(|s| s.borrow_mut().retain(|(i, _)| *i != id));
     });
+}
+
+/// Hands `event` to every subscriber; a list copied first, since a handler
+/// may subscribe or unsubscribe (by re-rendering) while it runs.
+fn dispatch(event: Event) {
+    let handlers: Vec<Handler> =
+        SUBSCRIBERS.with(|s| s.borrow().iter().map(|(_, h)| h.clone()).collect());
+    if let Some((last, rest)) = handlers.split_last() {
+        for handler in rest {
+            handler(event.clone());
+        }
+        last(event);
+    }
 }
 
 fn url() -> Option<String> {

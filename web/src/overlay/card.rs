@@ -6,6 +6,7 @@ use leptos::prelude::*;
 
 use super::Edit;
 use super::draft::Draft;
+use crate::markdown;
 
 /// One question: prompt, options and the free-text answer.
 #[component]
@@ -15,6 +16,7 @@ pub(super) fn Card(
     count: usize,
     draft: Memo<Draft>,
     edit: Callback<Edit>,
+    pick: Callback<String>,
     over: Memo<bool>,
 ) -> impl IntoView {
     let text = move || draft.with(|d| d.text.get(index).cloned().unwrap_or_default());
@@ -52,15 +54,14 @@ pub(super) fn Card(
                     data-testid=if multi_select { "clarification-checkbox" } else { "clarification-option" }
                     aria-checked=move || multi_select.then(state)
                     aria-pressed=move || (!multi_select).then(state)
-                    on:click=move |_| {
-                        let id = id_click.clone();
-                        edit.run(Box::new(move |d| d.toggle(index, &id, multi_select)));
-                    }
+                    on:click=move |_| pick.run(id_click.clone())
                 >
                     <span class="badge" aria-hidden="true">{n + 1}</span>
-                    <span class="label">{o.label.clone()}</span>
+                    <span class="label" inner_html=markdown::label(&o.label)></span>
                     {(!o.description.is_empty())
-                        .then(|| view! { <span class="description">{o.description.clone()}</span> })}
+                        .then(|| {
+                            view! { <span class="description" inner_html=markdown::label(&o.description)></span> }
+                        })}
                 </button>
             }
         })
@@ -69,10 +70,13 @@ pub(super) fn Card(
     let prompt_id = format!("clarification-prompt-{index}");
     view! {
         <div class="card" data-testid="clarification-card">
-            <h3 class="question-title">{heading}</h3>
-            <p class="prompt" id=prompt_id.clone() data-testid="clarification-prompt">
-                {prompt}
-            </p>
+            <h3 class="question-title" inner_html=markdown::inline(&heading)></h3>
+            <div
+                class="prompt markdown"
+                id=prompt_id.clone()
+                data-testid="clarification-prompt"
+                inner_html=markdown::block(&prompt)
+            ></div>
             {multi_select
                 .then(|| view! { <p class="hint" data-testid="clarification-multi-hint">"Choose all that apply."</p> })}
             <div class="options" role="group" aria-labelledby=prompt_id>{options}</div>

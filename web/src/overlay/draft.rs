@@ -80,6 +80,24 @@ impl Draft {
         }
     }
 
+    /// Where a click (or number key) on an option of question `i` of
+    /// `count` leads once [`Draft::toggle`] has recorded it: one click
+    /// answers a single question; in a bundle it moves on to the next
+    /// unanswered card, and only the last answer waits for Submit. A
+    /// multi-select question, or an option clicked off, stays.
+    pub fn after_pick(&self, i: usize, count: usize, multi: bool) -> AfterPick {
+        if multi || self.selected.get(i).is_none_or(Vec::is_empty) {
+            return AfterPick::Stay;
+        }
+        if count == 1 {
+            return AfterPick::Submit;
+        }
+        (i + 1..count)
+            .chain(0..i)
+            .find(|&j| !self.is_answered(j))
+            .map_or(AfterPick::Stay, AfterPick::Card)
+    }
+
     /// Sets the text of question `i`, deselecting its options.
     pub fn type_text(&mut self, i: usize, text: String) {
         if let Some(selected) = self.selected.get_mut(i) {
@@ -104,6 +122,17 @@ impl Draft {
                 .collect(),
         )
     }
+}
+
+/// What follows a pick, by [`Draft::after_pick`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterPick {
+    /// Nothing: the human goes on choosing (or presses Submit).
+    Stay,
+    /// Show this card (0-based), the next one still unanswered.
+    Card(usize),
+    /// Send the bundle now.
+    Submit,
 }
 
 /// The tab's session storage: a reload or an accidental navigation keeps
@@ -135,5 +164,58 @@ pub fn save(pending_id: &str, draft: &Draft) {
 pub fn forget(pending_id: &str) {
     if let Some(storage) = storage() {
         let _ = storage.remove_item(&storage_key(pending_id));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{AfterPick, Draft};
+
+    fn picked(count: usize, picks: &[(usize, &str)], multi: bool) -> (Draft, AfterPick) {
+        let mut draft = Draft::new(count);
+        let mut after = AfterPick::Stay;
+        for (i, option) in picks {
+            draft.toggle(*i, option, multi);
+            after = draft.after_pick(*i, count, multi);
+        }
+        (draft, after)
+    }
+
+    #[test]
+    fn one_click_answers_a_single_question() {
+        assert_eq!(picked(1, &[(0, "a")], false).1, AfterPick::Submit);
+    }
+
+    #[test]
+    fn a_bundle_advances_to_the_next_unanswered_card_and_waits_on_the_last() {
+        assert_eq!(picked(3, &[(0, "a")], false).1, AfterPick::Card(1));
+        assert_eq!(
+            picked(3, &[(0, "a"), (1, "b")], false).1,
+            AfterPick::Card(2)
+        );
+        // Answered out of order: back to the one left.
+        assert_eq!(
+            picked(3, &[(2, "c"), (0, "a")], false).1,
+            AfterPick::Card(1)
+        );
+        // Everything answered: Submit is the human's to press.
+        assert_eq!(
+            picked(3, &[(0, "a"), (1, "b"), (2, "c")], false).1,
+            AfterPick::Stay
+        );
+    }
+
+    #[test]
+    fn multi_select_and_unpicking_never_move_on() {
+        assert_eq!(picked(1, &[(0, "a")], true).1, AfterPick::Stay);
+        assert_eq!(picked(1, &[(0, "a"), (0, "a")], false).1, AfterPick::Stay);
+    }
+
+    #[test]
+    fn typed_text_counts_as_answered_when_looking_for_the_next_card() {
+        let mut draft = Draft::new(3);
+        draft.type_text(1, "my own words".into());
+        draft.toggle(0, "a", false);
+        assert_eq!(draft.after_pick(0, 3, false), AfterPick::Card(2));
     }
 }

@@ -15,6 +15,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
+use draft::AfterPick;
 pub use draft::Draft;
 
 use crate::api::{self, SubmitOutcome};
@@ -159,6 +160,18 @@ pub fn Overlay(
         }
     };
     let skip = move || send(Submission::reject(""));
+    // A click or number key on an option of card `s`: recorded, then one
+    // click answers a single question and a bundle moves to its next
+    // unanswered card (Draft::after_pick).
+    let pick = move |s: usize, option: String| {
+        let multi = questions.with_value(|q| q.get(s).is_some_and(|q| q.multi_select));
+        edit(Box::new(move |d| d.toggle(s, &option, multi)));
+        match draft.with_untracked(|d| d.after_pick(s, count, multi)) {
+            AfterPick::Stay => {}
+            AfterPick::Card(to) => go(to, None),
+            AfterPick::Submit => submit(),
+        }
+    };
     let can_submit =
         move || !submitting.get() && !over.get() && answered.get() == count && count > 0;
 
@@ -204,15 +217,12 @@ pub fn Overlay(
                 };
                 let s = step.get_untracked();
                 let option = questions.with_value(|q| {
-                    q.get(s).and_then(|q| {
-                        q.options
-                            .get(n - 1)
-                            .map(|o| (o.option_id.clone(), q.multi_select))
-                    })
+                    q.get(s)
+                        .and_then(|q| q.options.get(n - 1).map(|o| o.option_id.clone()))
                 });
-                if let Some((option, multi)) = option {
+                if let Some(option) = option {
                     ev.prevent_default();
-                    edit(Box::new(move |d| d.toggle(s, &option, multi)));
+                    pick(s, option);
                 }
             }
             _ => {}
@@ -224,7 +234,8 @@ pub fn Overlay(
         let Some(q) = questions.with_value(|q| q.get(s).cloned()) else {
             return ().into_any();
         };
-        view! { <Card question=q index=s count=count draft=draft edit=Callback::new(edit) over=over /> }
+        let pick = Callback::new(move |option: String| pick(s, option));
+        view! { <Card question=q index=s count=count draft=draft edit=Callback::new(edit) pick=pick over=over /> }
             .into_any()
     };
 
@@ -266,7 +277,15 @@ pub fn Overlay(
                         }
                     })}
                 {(!context.is_empty())
-                    .then(|| view! { <p class="context" data-testid="clarification-context">{context.clone()}</p> })}
+                    .then(|| {
+                        view! {
+                            <div
+                                class="context markdown"
+                                data-testid="clarification-context"
+                                inner_html=crate::markdown::block(&context)
+                            ></div>
+                        }
+                    })}
                 {(count > 1)
                     .then(|| {
                         view! {
@@ -323,6 +342,16 @@ pub fn Overlay(
                     >
                         "Skip"
                     </button>
+                    <Show when=move || step.get() + 1 < count>
+                        <button
+                            type="button"
+                            class="secondary"
+                            data-testid="clarification-next"
+                            on:click=move |_| go(step.get_untracked() + 1, None)
+                        >
+                            "Next"
+                        </button>
+                    </Show>
                     <button
                         type="button"
                         data-testid="clarification-submit"
@@ -336,7 +365,7 @@ pub fn Overlay(
                         {move || if submitting.get() { "Sending…" } else { "Submit" }}
                     </button>
                 </div>
-                <p class="hint">"1–9 pick · ←/→ move · Ctrl+Enter submit · Esc hide"</p>
+                <p class="hint keys">"1–9 pick · ←/→ move · Ctrl+Enter submit · Esc hide"</p>
             </section>
         </Show>
     }

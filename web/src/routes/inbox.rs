@@ -1,0 +1,162 @@
+//! `/`: "Waiting for you", every bundle the person may answer, oldest
+//! first across tasks, each opening its overlay in place; the tasks below.
+
+use std::collections::HashMap;
+
+use clarify_core::PendingBundle;
+use clarify_core::api::BundleView;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::tasks::TaskList;
+use crate::api::{self, SubmitOutcome};
+use crate::markdown;
+use crate::notify::NotifyButton;
+use crate::overlay::{Drafts, Overlay};
+use crate::waiting::{Waiting, age_text};
+
+/// The inbox, then the task list.
+#[component]
+pub fn InboxPage() -> impl IntoView {
+    let waiting = Waiting::get();
+    let open = RwSignal::new(None::<String>);
+    let drafts: Drafts = RwSignal::new(HashMap::new());
+    let notice = RwSignal::new(None::<&'static str>);
+    let titles = RwSignal::new(HashMap::<String, String>::new());
+    // Task titles, fetched once per task as rows appear.
+    Effect::new(move || {
+        let missing: Vec<String> = waiting.bundles.with(|list| {
+            titles.with_untracked(|known| {
+                list.iter()
+                    .map(|b| b.task_id.clone())
+                    .filter(|id| !known.contains_key(id))
+                    .collect()
+            })
+        });
+        for id in missing {
+            titles.update_untracked(|t| {
+                t.insert(id.clone(), String::new());
+            });
+            spawn_local(async move {
+                if let Ok(task) = api::task(&id).await {
+                    titles.update(|t| {
+                        t.insert(id, task.task.title);
+                    });
+                }
+            });
+        }
+    });
+    let on_done = Callback::new(move |outcome: SubmitOutcome| {
+        open.set(None);
+        notice.set(Some(match outcome {
+            SubmitOutcome::Claimed(..) => "Answer sent.",
+            SubmitOutcome::Lost(..) => "Someone else answered first.",
+            SubmitOutcome::Inactive => "That question is no longer active.",
+        }));
+        waiting.load();
+    });
+
+    view! {
+        <section class="inbox" data-testid="inbox" aria-labelledby="inbox-heading">
+            <div class="section-head">
+                <h2 id="inbox-heading">"Waiting for you"</h2>
+                <NotifyButton />
+            </div>
+            {move || waiting.error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            <div role="status">
+                {move || notice.get().map(|text| view! { <p class="notice" data-testid="inbox-notice">{text}</p> })}
+            </div>
+            <Show when=move || waiting.loaded.get() && waiting.bundles.with(Vec::is_empty)>
+                <p data-testid="inbox-empty">"Nothing is waiting for you."</p>
+            </Show>
+            <ul class="inbox-list">
+                <For
+                    each=move || waiting.bundles.get()
+                    key=|b| b.pending_id.clone()
+                    children=move |bundle| view! { <Row bundle=bundle open=open titles=titles drafts=drafts on_done=on_done /> }
+                />
+            </ul>
+            <Show when=move || waiting.more.get()>
+                <p class="hint">"More are waiting than shown: answer these first."</p>
+            </Show>
+        </section>
+        <TaskList />
+    }
+}
+
+/// One waiting bundle: what it is about, and its overlay when opened.
+#[component]
+fn Row(
+    bundle: PendingBundle,
+    open: RwSignal<Option<String>>,
+    titles: RwSignal<HashMap<String, String>>,
+    drafts: Drafts,
+    on_done: Callback<SubmitOutcome>,
+) -> impl IntoView {
+    let waiting = Waiting::get();
+    let id = StoredValue::new(bundle.pending_id.clone());
+    let task_id = bundle.task_id.clone();
+    let is_open = move || open.with(|o| id.with_value(|id| o.as_ref() == Some(id)));
+    let age = move || {
+        waiting.bundles.with(|list| {
+            id.with_value(|id| list.iter().find(|b| &b.pending_id == id))
+                .map(|b| age_text(b.age_seconds))
+                .unwrap_or_default()
+        })
+    };
+    let title = move || {
+        titles.with(|t| {
+            t.get(&task_id)
+                .filter(|t| !t.is_empty())
+                .cloned()
+                .unwrap_or_else(|| "A task".to_owned())
+        })
+    };
+    let first = bundle
+        .questions
+        .first()
+        .map(|q| q.prompt.clone())
+        .unwrap_or_default();
+    let count = match bundle.questions.len() {
+        1 => "1 question".to_owned(),
+        n => format!("{n} questions"),
+    };
+    let view_of = RwSignal::new(None::<BundleView>);
+    let toggle = move |_| {
+        if is_open() {
+            open.set(None);
+            return;
+        }
+        open.set(Some(id.get_value()));
+        spawn_local(async move {
+            match api::bundle(&id.get_value()).await {
+                Ok(b) if b.active => view_of.set(Some(b)),
+                _ => {
+                    open.set(None);
+                    waiting.load();
+                }
+            }
+        });
+    };
+    view! {
+        <li class="inbox-row" data-testid="inbox-row" data-pending-id=bundle.pending_id>
+            <button
+                type="button"
+                class="row"
+                aria-expanded=move || if is_open() { "true" } else { "false" }
+                on:click=toggle
+            >
+                <span class="row-task">{title}</span>
+                <span class="row-age">{age}</span>
+                <span class="row-question" inner_html=markdown::label(&first)></span>
+                <span class="row-count">{count}</span>
+            </button>
+            {move || {
+                is_open()
+                    .then(|| view_of.get())
+                    .flatten()
+                    .map(|b| view! { <Overlay bundle=b drafts=drafts on_done=on_done /> })
+            }}
+        </li>
+    }
+}
