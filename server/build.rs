@@ -1,6 +1,11 @@
-//! Compiles `clarify-web` to wasm and runs wasm-bindgen on it, leaving
-//! `clarify_web.js` and `clarify_web_bg.wasm` in `OUT_DIR/web` for
-//! `src/web_assets.rs` to embed (DESIGN.md "Building the web overlay").
+//! Compiles `clarify-web` to wasm, runs wasm-bindgen and (when binaryen is
+//! installed: `npm ci --prefix web`) `wasm-opt` on it, then packs the
+//! overlay's files into `OUT_DIR/web` for `src/web_assets.rs` to embed:
+//! content-hashed names, gzip and brotli copies, and the table `assets.rs`
+//! (DESIGN.md "Building the web overlay").
+
+#[path = "build/assets.rs"]
+mod assets;
 
 use std::{
     env,
@@ -14,8 +19,23 @@ use std::{
 use wasm_bindgen_cli_support::Bindgen;
 
 const SKIP_VAR: &str = "CLARIFY_SKIP_WEB_BUILD";
+/// Set (by the test command) to fail the build when wasm-opt is missing,
+/// rather than serve a bigger module.
+const REQUIRE_OPT_VAR: &str = "CLARIFY_REQUIRE_WASM_OPT";
 const WASM_TARGET: &str = "wasm32-unknown-unknown";
 const PROFILE: &str = "wasm-release";
+/// The features rustc's wasm32 target emits, which wasm-opt must accept.
+const WASM_OPT_FLAGS: &[&str] = &[
+    "-Oz",
+    "--enable-bulk-memory",
+    "--enable-nontrapping-float-to-int",
+    "--enable-sign-ext",
+    "--enable-mutable-globals",
+    "--enable-reference-types",
+    "--enable-multivalue",
+    "--strip-debug",
+    "--strip-producers",
+];
 
 type Result<T, E = Box<dyn std::error::Error>> = std::result::Result<T, E>;
 
@@ -50,10 +70,15 @@ fn run() -> Result<()> {
         "Cargo.toml",
         "rust-toolchain.toml",
         "server/assets",
+        "server/build",
     ] {
         println!("cargo:rerun-if-changed={}", workspace.join(path).display());
     }
     println!("cargo:rerun-if-env-changed={SKIP_VAR}");
+    println!("cargo:rerun-if-env-changed={REQUIRE_OPT_VAR}");
+    let wasm_opt = workspace.join("web/node_modules/.bin/wasm-opt");
+    println!("cargo:rerun-if-changed={}", wasm_opt.display());
+    let assets_dir = manifest_dir.join("assets");
 
     fs::create_dir_all(&out_web)?;
 
@@ -61,8 +86,7 @@ fn run() -> Result<()> {
         println!(
             "cargo:warning={SKIP_VAR} is set: the web overlay is NOT built and the binary serves empty assets"
         );
-        fs::write(out_web.join("clarify_web.js"), "")?;
-        fs::write(out_web.join("clarify_web_bg.wasm"), "")?;
+        assets::write(&out_web, &assets_dir, Vec::new(), Vec::new())?;
         return Ok(());
     }
 
@@ -77,7 +101,63 @@ fn run() -> Result<()> {
         .typescript(false)
         .generate(&out_web)
         .map_err(|e| format!("wasm-bindgen on {}: {e:#}", wasm.display()))?;
+    let bound = out_web.join("clarify_web_bg.wasm");
+    let optimized = optimize(&wasm_opt, &bound)?;
+    let module = assets::write(
+        &out_web,
+        &assets_dir,
+        fs::read(out_web.join("clarify_web.js"))?,
+        fs::read(&bound)?,
+    )?;
+    println!(
+        "cargo:warning=overlay wasm {}: {} B raw, {} B gzip, {} B brotli{}",
+        module.path,
+        module.raw,
+        module.gzip,
+        module.brotli,
+        if optimized {
+            " (wasm-opt -Oz)"
+        } else {
+            " (NOT optimized: npm ci --prefix web)"
+        }
+    );
     Ok(())
+}
+
+/// Runs binaryen's `wasm-opt -Oz` (binaryen 132 from npm, pinned in
+/// `web/package.json`; Debian's 108 breaks the module) on `module` in
+/// place. Without it the overlay still works, only bigger, unless
+/// `CLARIFY_REQUIRE_WASM_OPT` is set.
+fn optimize(wasm_opt: &Path, module: &Path) -> Result<bool> {
+    if !wasm_opt.is_file() {
+        if env::var_os(REQUIRE_OPT_VAR).is_some() {
+            return Err(format!(
+                "{REQUIRE_OPT_VAR} is set and {} is missing: run `npm ci --prefix web`",
+                wasm_opt.display()
+            )
+            .into());
+        }
+        return Ok(false);
+    }
+    let output = Command::new(wasm_opt)
+        .args(WASM_OPT_FLAGS)
+        .arg(module)
+        .arg("-o")
+        .arg(module)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", wasm_opt.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "wasm-opt failed ({}):\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        )
+        .into());
+    }
+    Ok(true)
 }
 
 /// Makes sure the wasm target's standard library is there, so that

@@ -1,29 +1,42 @@
 //! The web overlay's static files, embedded into the binary at build time.
 //!
-//! `build.rs` compiles `clarify-web` to wasm and runs wasm-bindgen into
-//! `OUT_DIR/web`; embedding the result keeps the server a single file to
-//! deploy.
+//! `build.rs` compiles `clarify-web` to wasm, runs wasm-bindgen (and
+//! wasm-opt), and packs every file with a content hash in its name and
+//! gzip and brotli copies; embedding the result keeps the server a single
+//! file to deploy. Hashed names never change meaning, so browsers may keep
+//! them for a year; the page itself is always revalidated.
 
 use axum::{
     Router,
-    http::HeaderValue,
-    http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE},
+    extract::Path,
+    http::header::{
+        ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_SECURITY_POLICY, CONTENT_TYPE,
+        VARY,
+    },
+    http::{HeaderMap, HeaderValue, StatusCode},
     response::{IntoResponse, Response},
     routing::get,
 };
 
-const INDEX_HTML: &str = include_str!("../assets/index.html");
-const BOOT_JS: &[u8] = include_bytes!("../assets/boot.js");
-const STYLES: &[u8] = include_bytes!("../assets/clarify.css");
-const WEB_JS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/web/clarify_web.js"));
-const WEB_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/web/clarify_web_bg.wasm"));
+/// One packed file.
+pub struct Asset {
+    /// Where it is served, e.g. `/assets/clarify_web_bg-0123456789abcdef.wasm`.
+    pub path: &'static str,
+    pub content_type: &'static str,
+    pub raw: &'static [u8],
+    pub gzip: &'static [u8],
+    pub brotli: &'static [u8],
+}
 
-// The asset names are not content-hashed yet, so every load must revalidate
-// or a browser could pair a new page with a stale wasm module.
-const CACHE: &str = "no-cache";
+include!(concat!(env!("OUT_DIR"), "/web/assets.rs"));
 
-/// Routes for the overlay: the page itself under every client-side path, and
-/// the wasm-bindgen output under `/assets`.
+/// A hashed name's content never changes.
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+/// The page names the current assets, so it must be fetched afresh.
+const REVALIDATE: &str = "no-cache";
+
+/// Routes for the overlay: the page under every client-side path, and the
+/// packed files under `/assets`.
 pub fn routes<S>() -> Router<S>
 where
     S: Clone + Send + Sync + 'static,
@@ -34,37 +47,110 @@ where
         .route("/t/{id}", get(index))
         .route("/s/{id}", get(index))
         .route("/login", get(index))
-        .route("/assets/boot.js", get(boot))
-        .route("/assets/clarify.css", get(styles))
-        .route("/assets/clarify_web.js", get(script))
-        .route("/assets/clarify_web_bg.wasm", get(wasm))
+        .route("/assets/{name}", get(asset))
 }
 
 async fn index() -> Response {
-    let mut page = asset("text/html; charset=utf-8", INDEX_HTML.as_bytes());
-    page.headers_mut().insert(
-        CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(crate::http::security_headers::PAGE_CSP),
-    );
-    page
+    (
+        [
+            (CONTENT_TYPE, "text/html; charset=utf-8"),
+            (CACHE_CONTROL, REVALIDATE),
+            (
+                CONTENT_SECURITY_POLICY,
+                crate::http::security_headers::PAGE_CSP,
+            ),
+        ],
+        INDEX_HTML,
+    )
+        .into_response()
 }
 
-async fn boot() -> Response {
-    asset("text/javascript", BOOT_JS)
+async fn asset(Path(name): Path<String>, headers: HeaderMap) -> Response {
+    let path = format!("/assets/{name}");
+    let Some(asset) = ASSETS.iter().find(|a| a.path == path) else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let accepted = headers
+        .get(ACCEPT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    let (encoding, body) = match preferred_encoding(accepted) {
+        Encoding::Brotli if !asset.brotli.is_empty() => (Some("br"), asset.brotli),
+        Encoding::Brotli | Encoding::Gzip if !asset.gzip.is_empty() => (Some("gzip"), asset.gzip),
+        _ => (None, asset.raw),
+    };
+    let mut response = (
+        [
+            (CONTENT_TYPE, asset.content_type),
+            (CACHE_CONTROL, IMMUTABLE),
+            (VARY, "accept-encoding"),
+        ],
+        body,
+    )
+        .into_response();
+    if let Some(encoding) = encoding {
+        response
+            .headers_mut()
+            .insert(CONTENT_ENCODING, HeaderValue::from_static(encoding));
+    }
+    response
 }
 
-async fn styles() -> Response {
-    asset("text/css; charset=utf-8", STYLES)
+/// A stored encoding the client takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Encoding {
+    Brotli,
+    Gzip,
+    Identity,
 }
 
-async fn script() -> Response {
-    asset("text/javascript", WEB_JS)
+/// The smallest stored encoding `accept_encoding` allows: brotli, then
+/// gzip, then none. `q=0` refuses one; `*` stands for any not named.
+fn preferred_encoding(accept_encoding: &str) -> Encoding {
+    let quality = |wanted: &str| {
+        let mut star = None;
+        for item in accept_encoding.split(',') {
+            let mut parts = item.split(';');
+            let coding = parts.next().unwrap_or_default().trim();
+            let q = parts
+                .find_map(|p| p.trim().strip_prefix("q="))
+                .map_or(Some(1.0), |q| q.trim().parse::<f32>().ok())
+                .unwrap_or(0.0);
+            if coding.eq_ignore_ascii_case(wanted) {
+                return q;
+            }
+            if coding == "*" {
+                star = Some(q);
+            }
+        }
+        star.unwrap_or(0.0)
+    };
+    if quality("br") > 0.0 {
+        Encoding::Brotli
+    } else if quality("gzip") > 0.0 {
+        Encoding::Gzip
+    } else {
+        Encoding::Identity
+    }
 }
 
-async fn wasm() -> Response {
-    asset("application/wasm", WEB_WASM)
-}
+#[cfg(test)]
+mod tests {
+    use super::{Encoding, preferred_encoding};
 
-fn asset(content_type: &'static str, body: &'static [u8]) -> Response {
-    ([(CONTENT_TYPE, content_type), (CACHE_CONTROL, CACHE)], body).into_response()
+    #[test]
+    fn the_smallest_encoding_the_client_takes() {
+        assert_eq!(
+            preferred_encoding("gzip, deflate, br, zstd"),
+            Encoding::Brotli
+        );
+        assert_eq!(preferred_encoding("gzip"), Encoding::Gzip);
+        assert_eq!(preferred_encoding("br;q=0, gzip;q=0.5"), Encoding::Gzip);
+        assert_eq!(preferred_encoding("BR"), Encoding::Brotli);
+        assert_eq!(preferred_encoding("*"), Encoding::Brotli);
+        assert_eq!(preferred_encoding("*;q=0, gzip"), Encoding::Gzip);
+        assert_eq!(preferred_encoding(""), Encoding::Identity);
+        assert_eq!(preferred_encoding("identity"), Encoding::Identity);
+        assert_eq!(preferred_encoding("gzip;q=0"), Encoding::Identity);
+    }
 }

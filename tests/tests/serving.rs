@@ -1,6 +1,16 @@
-//! The binary serves the overlay it embeds: page, JS glue and wasm.
+//! The binary serves the overlay it embeds: page, JS glue and wasm, under
+//! content-hashed names, precompressed, within issue 16's size budget.
 
 use clarify_tests::TestServer;
+
+/// The asset paths the page names, in order: modulepreload (JS glue),
+/// preload (wasm), stylesheet, boot script.
+fn asset_paths(page: &str) -> Vec<String> {
+    page.split('"')
+        .filter(|part| part.starts_with("/assets/"))
+        .map(str::to_owned)
+        .collect()
+}
 
 #[tokio::test]
 async fn serves_the_overlay_and_its_wasm() {
@@ -10,18 +20,29 @@ async fn serves_the_overlay_and_its_wasm() {
     let page = client.get(server.url("/")).send().await.unwrap();
     assert_eq!(page.status(), 200);
     assert_eq!(page.headers()["content-type"], "text/html; charset=utf-8");
+    assert_eq!(page.headers()["cache-control"], "no-cache");
+    let paths = asset_paths(&page.text().await.unwrap());
+    assert_eq!(paths.len(), 4, "{paths:?}");
+    let wasm_path = paths
+        .iter()
+        .find(|p| p.ends_with(".wasm"))
+        .expect("the page preloads its wasm");
     assert!(
-        page.text()
-            .await
-            .unwrap()
-            .contains("/assets/clarify_web.js")
+        wasm_path.starts_with("/assets/clarify_web_bg-") && wasm_path.len() > 30,
+        "a content-hashed name: {wasm_path}"
     );
 
-    let wasm = client
-        .get(server.url("/assets/clarify_web_bg.wasm"))
-        .send()
-        .await
-        .unwrap();
+    for path in &paths {
+        let response = client.get(server.url(path)).send().await.unwrap();
+        assert_eq!(response.status(), 200, "{path}");
+        assert_eq!(
+            response.headers()["cache-control"],
+            "public, max-age=31536000, immutable",
+            "{path}"
+        );
+    }
+
+    let wasm = client.get(server.url(wasm_path)).send().await.unwrap();
     assert_eq!(wasm.status(), 200);
     assert_eq!(wasm.headers()["content-type"], "application/wasm");
     let bytes = wasm.bytes().await.unwrap();
@@ -30,23 +51,55 @@ async fn serves_the_overlay_and_its_wasm() {
         "a wasm module, not a placeholder"
     );
 
-    let js = client
-        .get(server.url("/assets/clarify_web.js"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(js.status(), 200);
-
     for spa in ["/t/some-task", "/s/some-session"] {
         let page = client.get(server.url(spa)).send().await.unwrap();
         assert_eq!(page.status(), 200, "{spa}");
     }
-    let missing = client
-        .get(server.url("/no/such/page"))
+    for missing in ["/no/such/page", "/assets/clarify_web_bg.wasm"] {
+        let response = client.get(server.url(missing)).send().await.unwrap();
+        assert_eq!(response.status(), 404, "{missing}");
+    }
+    server.stop().await;
+}
+
+/// Issue 16's budget for the wasm module, markdown and all, as sent.
+const BUDGET: [(&str, usize); 2] = [("br", 120_000), ("gzip", 150_000)];
+
+#[tokio::test]
+async fn the_wasm_is_sent_precompressed() {
+    let server = TestServer::start().await;
+    // A plain client: reqwest must not decode, so the sizes are the wire's.
+    let client = reqwest::Client::builder().no_proxy().build().unwrap();
+    let page = client.get(server.url("/")).send().await.unwrap();
+    let paths = asset_paths(&page.text().await.unwrap());
+    let wasm_path = paths.iter().find(|p| p.ends_with(".wasm")).unwrap();
+    let raw = client
+        .get(server.url(wasm_path))
+        .header("accept-encoding", "identity")
         .send()
         .await
         .unwrap();
-    assert_eq!(missing.status(), 404);
+    assert!(raw.headers().get("content-encoding").is_none());
+    let raw_len = raw.bytes().await.unwrap().len();
+
+    let mut report = Vec::new();
+    for (encoding, budget) in BUDGET {
+        let response = client
+            .get(server.url(wasm_path))
+            .header("accept-encoding", format!("{encoding}, identity;q=0.5"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.headers()["content-encoding"], encoding);
+        assert_eq!(response.headers()["vary"], "accept-encoding");
+        let sent = response.bytes().await.unwrap().len();
+        assert!(
+            sent < raw_len,
+            "{encoding}: {sent} B is no smaller than {raw_len} B"
+        );
+        report.push((encoding, sent, budget));
+    }
+    println!("overlay wasm: {raw_len} B raw; sent as {report:?} (encoding, bytes, budget)");
     server.stop().await;
 }
 
