@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::envelope::{Answer, Response};
+use crate::provenance::AnsweredBy;
 use crate::question::Question;
 use crate::status::{BundleStatus, Status};
 
@@ -45,13 +46,16 @@ pub struct ClarificationMetadata {
     /// ask, or read. Never rolled back by reconciliation (R6): the answer
     /// was accepted.
     pub awaiting_pickup: bool,
+    /// Who resolved it and how, written by the claim (and cleared with it
+    /// when a claim is taken back).
+    pub answered_by: Option<AnsweredBy>,
     /// Keys this version does not know, kept so that rewriting a row never
     /// drops what a newer version stored.
     pub extra: Map<String, Value>,
 }
 
 /// The keys [`ClarificationMetadata`] reads into its own fields.
-const KNOWN_KEYS: [&str; 12] = [
+const KNOWN_KEYS: [&str; 13] = [
     "pending_id",
     "question_id",
     "question",
@@ -64,6 +68,7 @@ const KNOWN_KEYS: [&str; 12] = [
     "response_delivery_pending",
     "resume_attempted",
     "awaiting_pickup",
+    "answered_by",
 ];
 
 impl ClarificationMetadata {
@@ -99,6 +104,9 @@ impl ClarificationMetadata {
             response_delivery_pending: flag("response_delivery_pending"),
             resume_attempted: flag("resume_attempted"),
             awaiting_pickup: flag("awaiting_pickup"),
+            answered_by: object
+                .get("answered_by")
+                .and_then(|v| AnsweredBy::deserialize(v).ok()),
             extra: object
                 .iter()
                 .filter(|(key, _)| !KNOWN_KEYS.contains(&key.as_str()))
@@ -144,6 +152,12 @@ impl ClarificationMetadata {
         }
         if self.awaiting_pickup {
             put("awaiting_pickup", Value::Bool(true));
+        }
+        if let Some(by) = &self.answered_by {
+            put(
+                "answered_by",
+                serde_json::to_value(by).unwrap_or(Value::Null),
+            );
         }
         Value::Object(object)
     }

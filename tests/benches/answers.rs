@@ -13,7 +13,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use clarify_core::Channel;
 use clarify_server::auth::Caller;
+use clarify_server::lifecycle::Via;
 use clarify_server::{AppState, Config};
 use clarify_tests::{Receiver, TestDatabase, insert_session};
 use serde_json::json;
@@ -148,7 +150,12 @@ async fn answers(state: &AppState, pending: Vec<String>) -> f64 {
         async move {
             let body = state
                 .lifecycle
-                .resolve(&Caller::Unscoped, &pending_id, &submission())
+                .resolve(
+                    &Caller::Unscoped,
+                    &Via::channel(Channel::Rest),
+                    &pending_id,
+                    &submission(),
+                )
                 .await
                 .unwrap();
             assert!(body.claimed);

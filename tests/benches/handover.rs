@@ -8,7 +8,9 @@
 
 use std::time::{Duration, Instant};
 
+use clarify_core::Channel;
 use clarify_server::auth::Caller;
+use clarify_server::lifecycle::Via;
 use clarify_server::{AppState, Config};
 use clarify_tests::TestDatabase;
 use serde_json::json;
@@ -63,7 +65,12 @@ async fn answer(answerer: &AppState, pending_id: &str) {
     .unwrap();
     let body = answerer
         .lifecycle
-        .resolve(&Caller::Unscoped, pending_id, &submission)
+        .resolve(
+            &Caller::Unscoped,
+            &Via::channel(Channel::Rest),
+            pending_id,
+            &submission,
+        )
         .await
         .unwrap();
     assert!(body.claimed);

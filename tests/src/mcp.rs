@@ -33,7 +33,17 @@ impl Recorder {
     }
 }
 
+/// The name this client gives in `initialize` (`clientInfo.name`), which
+/// the server records as the answer's client (provenance).
+pub const CLIENT_NAME: &str = "clarify-tests";
+
 impl ClientHandler for Recorder {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut info = rmcp::model::ClientConfig::default();
+        info.client_info = rmcp::model::Implementation::new(CLIENT_NAME, env!("CARGO_PKG_VERSION"));
+        info
+    }
+
     async fn on_progress(
         &self,
         _params: ProgressNotificationParam,

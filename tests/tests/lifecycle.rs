@@ -288,9 +288,10 @@ async fn r6_a_claim_taken_back_by_reconciliation_is_fenced_off_from_its_delivery
         reason: String::new(),
     };
     let now = clarify_server::clock::now_micros();
+    let by = clarify_core::AnsweredBy::new("anonymous", clarify_core::Channel::Rest, "");
 
     // A replica claims, then stalls; another takes the claim for abandoned.
-    let stalled = repo::complete_active_bundle(db, &pending, &outcome, now)
+    let stalled = repo::complete_active_bundle(db, &pending, &outcome, &by, now)
         .await
         .unwrap()
         .expect("won");
@@ -300,8 +301,16 @@ async fn r6_a_claim_taken_back_by_reconciliation_is_fenced_off_from_its_delivery
             .await
             .unwrap()
     );
+    // A claim taken back takes its provenance with it.
+    let restored = repo::load(db.pool(), &pending).await.unwrap().unwrap();
+    assert!(
+        restored
+            .messages
+            .iter()
+            .all(|m| m.metadata.answered_by.is_none())
+    );
     // Someone answers again and is delivering.
-    let current = repo::complete_active_bundle(db, &pending, &outcome, later + 1)
+    let current = repo::complete_active_bundle(db, &pending, &outcome, &by, later + 1)
         .await
         .unwrap()
         .expect("answerable again");

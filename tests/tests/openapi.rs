@@ -36,6 +36,7 @@ const OPERATIONS: &[(&str, &str)] = &[
     ("post", "/api/v1/clarification/{id}/respond"),
     ("post", "/api/v1/clarification/{id}/cancel"),
     ("post", "/api/v1/clarification/{id}/detach"),
+    ("get", "/api/v1/clarification/{id}/attempts"),
     ("get", "/api/v1/ws"),
 ];
 

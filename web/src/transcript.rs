@@ -46,6 +46,15 @@ fn outcome(meta: &ClarificationMetadata, active: Option<&str>) -> (String, &'sta
     }
 }
 
+/// Seconds from one RFC 3339 instant to another (0 when unreadable).
+fn seconds_between(from: &str, to: &str) -> i64 {
+    let (from, to) = (js_sys::Date::parse(from), js_sys::Date::parse(to));
+    if from.is_nan() || to.is_nan() {
+        return 0;
+    }
+    ((to - from) / 1000.0).round() as i64
+}
+
 /// Writes the winner's resolution (as the respond body reports it) into the
 /// local copies of its questions (W3): a lost submit gets no broadcast, so
 /// nothing else would correct them.
@@ -102,6 +111,14 @@ pub fn Transcript(
                                     <p class="who">"Agent asked"</p>
                                     <div class="markdown" inner_html=crate::markdown::block(&prompt)></div>
                                     <p class=format!("outcome {status}") data-testid="transcript-outcome">{text}</p>
+                                    {meta
+                                        .answered_by
+                                        .as_ref()
+                                        .filter(|_| status == "answered" || status == "rejected")
+                                        .map(|by| {
+                                            let line = by.describe(seconds_between(&m.created_at, &m.updated_at));
+                                            view! { <p class="provenance" data-testid="transcript-provenance">{line}</p> }
+                                        })}
                                 </li>
                             }
                                 .into_any()

@@ -10,6 +10,7 @@ use super::{Message, User};
 use crate::envelope::Response;
 use crate::event::EventKind;
 use crate::listing::PendingBundle;
+use crate::provenance::AnsweredBy;
 use crate::session::PendingAction;
 
 /// `GET /clarification/{id}`.
@@ -35,6 +36,9 @@ pub struct BundleView {
     pub awaiting_pickup: bool,
     /// The winner's response, `null` until resolved.
     pub response: Option<Response>,
+    /// Who resolved it and how; `null` until resolved.
+    #[serde(default)]
+    pub answered_by: Option<AnsweredBy>,
 }
 
 /// `POST /clarification/request`.

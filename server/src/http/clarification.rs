@@ -5,7 +5,7 @@ use std::time::Duration;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
-use clarify_core::{ErrorBody, RespondBody, Submission, api};
+use clarify_core::{Attempts, Channel, ErrorBody, RespondBody, Submission, api};
 use serde::Deserialize;
 
 use super::error::{Error, Result};
@@ -14,7 +14,7 @@ use super::json::Json;
 use crate::AppState;
 use crate::auth::Caller;
 use crate::auth::identify::agent_session;
-use crate::lifecycle::WaitOutcome;
+use crate::lifecycle::{Via, WaitOutcome};
 
 /// Creates a bundle. The agent proves it owns the session with its agent
 /// token (`Authorization: Bearer`).
@@ -147,12 +147,57 @@ pub async fn wait(
 pub async fn respond(
     State(state): State<AppState>,
     caller: Caller,
+    headers: HeaderMap,
     Path(id): Path<String>,
     Json(submission): Json<Submission>,
 ) -> Result<axum::Json<RespondBody>> {
+    let via = Via::channel(channel_of(&headers));
     Ok(axum::Json(
-        state.lifecycle.resolve(&caller, &id, &submission).await?,
+        state
+            .lifecycle
+            .resolve(&caller, &via, &id, &submission)
+            .await?,
     ))
+}
+
+/// Which channel a REST answer came through: `clarify`'s own client says
+/// so; a browser's fetch carries `Sec-Fetch-Mode`, which other programs do
+/// not send. Provenance describes, it does not authorize: who answered is
+/// the authenticated caller.
+fn channel_of(headers: &HeaderMap) -> Channel {
+    if headers
+        .get(CLIENT_HEADER)
+        .is_some_and(|v| v.as_bytes() == b"cli")
+    {
+        Channel::Cli
+    } else if headers.contains_key("sec-fetch-mode") {
+        Channel::Browser
+    } else {
+        Channel::Rest
+    }
+}
+
+/// The header `clarify`'s command line sends with every request.
+pub const CLIENT_HEADER: &str = "x-clarify-client";
+
+/// The winner and every later attempt, oldest first: who, how, when and
+/// with what outcome (a race explained after the fact).
+#[utoipa::path(
+    get,
+    path = "/clarification/{id}/attempts",
+    tag = "clarification",
+    params(("id" = String, Path, description = "The bundle's pending_id")),
+    responses(
+        (status = 200, description = "The attempts log", body = Attempts),
+        (status = 404, description = "No such bundle, or not yours to see", body = ErrorBody),
+    )
+)]
+pub async fn attempts(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<axum::Json<Attempts>> {
+    Ok(axum::Json(state.lifecycle.attempts(&caller, &id).await?))
 }
 
 /// The agent stopped waiting (it gave up, or moved on): the question stays

@@ -3,7 +3,7 @@
 //! RUNNING are one transaction, and the agent is woken as it commits
 //! (issue 17: the claim, a finalize and a transition were three).
 
-use clarify_core::{Outcome, RespondBody, Response, SessionState};
+use clarify_core::{AnsweredBy, Outcome, RespondBody, Response, SessionState};
 
 use super::{Lifecycle, Result};
 use crate::db::clarification::{self as repo, Bundle, Delivery};
@@ -36,15 +36,23 @@ impl Lifecycle {
         &self,
         bundle: &Bundle,
         outcome: &Outcome,
+        by: &AnsweredBy,
         response: Response,
         now: i64,
     ) -> Result<RespondBody> {
         let pending_id = response.pending_id.as_str();
         let claimed = async {
             let mut tx = self.db.begin_write().await?;
-            let claim =
-                repo::claim_in(&mut tx, &self.db, pending_id, outcome, now, Delivery::Final)
-                    .await?;
+            let claim = repo::claim_in(
+                &mut tx,
+                &self.db,
+                pending_id,
+                outcome,
+                by,
+                now,
+                Delivery::Final,
+            )
+            .await?;
             if claim.is_none() {
                 tx.rollback().await?;
                 return Ok(None);
@@ -62,7 +70,7 @@ impl Lifecycle {
         .await;
         let tx = match claimed {
             Ok(Some(tx)) => tx,
-            Ok(None) => return self.loser(pending_id).await,
+            Ok(None) => return self.loser(pending_id, by).await,
             Err(error) => {
                 tracing::error!(pending_id, %error, "clarification claim failed");
                 return Err(error.into());

@@ -15,6 +15,7 @@ pub mod discovery;
 mod error;
 mod live;
 pub mod projection;
+mod provenance;
 mod publish;
 mod reconcile;
 mod resolve;
@@ -25,6 +26,7 @@ mod wait;
 
 pub use ask::Created;
 pub use error::{Error, Result};
+pub use provenance::Via;
 pub use reconcile::{ORPHAN_AFTER, SWEEP_EVERY};
 pub use wait::WaitOutcome;
 

@@ -2,9 +2,10 @@
 //! (R2); the winner's delivery is [`super::deliver`]'s.
 
 use clarify_core::stored::bundle_questions;
-use clarify_core::{RespondBody, Submission, validate_submission, winner};
+use clarify_core::{AnsweredBy, RespondBody, Submission, validate_submission, winner};
 
 use super::deliver::Won;
+use super::provenance::{Lost, Via};
 use super::{Error, Lifecycle, Result};
 use crate::auth::Caller;
 use crate::clock::{self, now_micros};
@@ -20,6 +21,7 @@ impl Lifecycle {
     pub async fn resolve(
         &self,
         caller: &Caller,
+        via: &Via,
         pending_id: &str,
         submission: &Submission,
     ) -> Result<RespondBody> {
@@ -31,22 +33,25 @@ impl Lifecycle {
         let outcome = validate_submission(&questions, submission)
             .map_err(|e| Error::Invalid(e.to_string()))?;
 
+        let by = self.answered_by(caller, via).await?;
         let now = now_micros();
         if self.agent_blocked(&bundle, pending_id).await {
             let response = outcome.to_response(pending_id, &clock::rfc3339(now));
-            return self.resolve_live(&bundle, &outcome, response, now).await;
+            return self
+                .resolve_live(&bundle, &outcome, &by, response, now)
+                .await;
         }
-        let claimed = match repo::complete_active_bundle(&self.db, pending_id, &outcome, now).await
-        {
-            Ok(claimed) => claimed,
-            Err(error) => {
-                // R4a: logged with the pending_id, answered 500, not retried.
-                tracing::error!(pending_id, %error, "clarification claim failed");
-                return Err(Error::from(error));
-            }
-        };
+        let claimed =
+            match repo::complete_active_bundle(&self.db, pending_id, &outcome, &by, now).await {
+                Ok(claimed) => claimed,
+                Err(error) => {
+                    // R4a: logged with the pending_id, answered 500, not retried.
+                    tracing::error!(pending_id, %error, "clarification claim failed");
+                    return Err(Error::from(error));
+                }
+            };
         let Some(claim) = claimed else {
-            return self.loser(pending_id).await;
+            return self.loser(pending_id, &by).await;
         };
 
         let response = outcome.to_response(pending_id, &clock::rfc3339(now));
@@ -62,19 +67,26 @@ impl Lifecycle {
     }
 
     /// R2: one re-read, no retry (R2a). A winner → 200 `claimed: false` with
-    /// its reconstructed response (R2b); none → 409.
-    pub(super) async fn loser(&self, pending_id: &str) -> Result<RespondBody> {
+    /// its reconstructed response (R2b); none → 409. Either way the attempt
+    /// is logged, with who made it.
+    pub(super) async fn loser(&self, pending_id: &str, by: &AnsweredBy) -> Result<RespondBody> {
         let reread = repo::load(self.db.pool(), pending_id).await?;
         let won = reread
             .as_ref()
             .and_then(|b| winner(&b.messages).map(|w| (w, b.updated_at())));
         match won {
-            Some((w, at)) => Ok(RespondBody::new(
-                false,
-                w.status,
-                w.to_response(pending_id, &clock::rfc3339(at)),
-            )),
-            None => Err(Error::Conflict("clarification request is no longer active")),
+            Some((w, at)) => {
+                self.log_attempt(pending_id, by, Lost::ToWinner).await;
+                Ok(RespondBody::new(
+                    false,
+                    w.status,
+                    w.to_response(pending_id, &clock::rfc3339(at)),
+                ))
+            }
+            None => {
+                self.log_attempt(pending_id, by, Lost::Inactive).await;
+                Err(Error::Conflict("clarification request is no longer active"))
+            }
         }
     }
 }

@@ -70,6 +70,12 @@ impl Lifecycle {
             agent_disconnected,
             agent_waiting: !agent_disconnected && self.is_attached(&pending_id).await?,
             awaiting_pickup: super::wait::awaits_pickup(bundle),
+            answered_by: won.as_ref().and_then(|_| {
+                bundle
+                    .messages
+                    .iter()
+                    .find_map(|m| m.metadata.answered_by.clone())
+            }),
             response: won.map(|w| w.to_response(&pending_id, &clock::rfc3339(bundle.updated_at()))),
         })
     }

@@ -3,16 +3,17 @@
 use rmcp::handler::server::tool::Extension;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
-use rmcp::{ErrorData as McpError, ServerHandler, tool, tool_handler, tool_router};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::args::{Checked, integer};
 use super::{caller_of, result};
 use crate::AppState;
-use crate::lifecycle::Error;
 use crate::lifecycle::discovery::PendingArgs;
-use clarify_core::{AnswerInput, Submission, api};
+use crate::lifecycle::{Error, Via};
+use clarify_core::{AnswerInput, Channel, Submission, api};
 
 /// Arguments of `list_pending_questions_kandev`.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
@@ -140,8 +141,18 @@ impl ExternalServer {
         &self,
         Extension(parts): Extension<http::request::Parts>,
         Parameters(args): Parameters<Checked<AnswerArgs>>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let caller = caller_of(&parts);
+        // Provenance: the client's own name from its `initialize`.
+        let via = Via {
+            channel: Channel::Mcp,
+            client: context
+                .peer
+                .peer_info()
+                .map(|info| info.client_info.name.clone())
+                .unwrap_or_default(),
+        };
         let outcome = async {
             let args = args.into_result()?;
             required("pending_id", &args.pending_id)?;
@@ -160,7 +171,7 @@ impl ExternalServer {
             // The same ResolveBundle as the REST endpoint (N2).
             self.state
                 .lifecycle
-                .resolve(&caller, &args.pending_id, &submission)
+                .resolve(&caller, &via, &args.pending_id, &submission)
                 .await
         }
         .await;

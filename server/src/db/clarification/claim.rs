@@ -2,7 +2,7 @@
 //! restored (R7, R6), a resume marked as attempted; each rewrite fenced by
 //! the claim's token.
 
-use clarify_core::{ClarificationMetadata, Outcome, Status, StoredMessage};
+use clarify_core::{AnsweredBy, ClarificationMetadata, Outcome, Status, StoredMessage};
 use sqlx::AnyExecutor;
 
 use super::{BundleRow, CLARIFICATION_REQUEST, active, load, lock_bundle, write_metadata};
@@ -10,7 +10,9 @@ use crate::db::{Db, Tx};
 
 /// The claim (P1): in one transaction, one guarded UPDATE moves the bundle's
 /// active rows to `responding`, then each claimed row gets its terminal
-/// status, its answer (on `answered`, P1a) and `response_delivery_pending`.
+/// status, its answer (on `answered`, P1a), who gave it (`answered_by`,
+/// so a winner without provenance cannot exist) and
+/// `response_delivery_pending`.
 ///
 /// `Some(claim)` when this caller won, `None` when nothing was claimable
 /// (someone else won, or the bundle is not active). No activeness pre-check
@@ -22,10 +24,11 @@ pub async fn complete_active_bundle(
     db: &Db,
     pending_id: &str,
     outcome: &Outcome,
+    by: &AnsweredBy,
     now: i64,
 ) -> sqlx::Result<Option<Claim>> {
     let mut tx = db.begin_write().await?;
-    let claimed = claim_in(&mut tx, db, pending_id, outcome, now, Delivery::Pending).await?;
+    let claimed = claim_in(&mut tx, db, pending_id, outcome, by, now, Delivery::Pending).await?;
     if claimed.is_some() {
         tx.commit().await?;
     } else {
@@ -57,6 +60,7 @@ pub async fn claim_in(
     db: &Db,
     pending_id: &str,
     outcome: &Outcome,
+    by: &AnsweredBy,
     now: i64,
     delivery: Delivery,
 ) -> sqlx::Result<Option<Claim>> {
@@ -93,6 +97,7 @@ pub async fn claim_in(
         meta.status = status.into();
         meta.response = outcome.answer_for(&meta.question_id).cloned();
         meta.response_delivery_pending = delivery == Delivery::Pending;
+        meta.answered_by = Some(by.clone());
         write_metadata(tx, &row.id, meta, now).await?;
         messages.push(message);
     }
@@ -147,6 +152,7 @@ pub async fn restore(db: &Db, pending_id: &str, now: i64, guard: Guard) -> sqlx:
         meta.response_delivery_pending = false;
         meta.resume_attempted = false;
         meta.awaiting_pickup = false;
+        meta.answered_by = None;
     })
     .await
 }

@@ -1,0 +1,164 @@
+//! Who resolved a bundle, and how: recorded by the claim itself, so a
+//! winner without it cannot exist, and kept for every later attempt too.
+//! Not part of the R12 response, whose bytes stay the spec's (N3a).
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+
+/// Who answers when auth is off.
+pub const ANONYMOUS: &str = "anonymous";
+
+/// How an answer arrived.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Channel {
+    /// The overlay in a browser.
+    Browser,
+    /// The REST API from any other program.
+    Rest,
+    /// An MCP client (`answer_question_kandev`).
+    Mcp,
+    /// The `clarify` command line.
+    Cli,
+}
+
+impl Channel {
+    /// Its name on the wire.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Browser => "browser",
+            Self::Rest => "rest",
+            Self::Mcp => "mcp",
+            Self::Cli => "cli",
+        }
+    }
+
+    /// How a person says it: "in the browser", "over MCP".
+    #[must_use]
+    pub fn phrase(channel: &str) -> &'static str {
+        match channel {
+            "browser" => "in the browser",
+            "rest" => "over the REST API",
+            "mcp" => "over MCP",
+            "cli" => "from the command line",
+            _ => "",
+        }
+    }
+}
+
+/// `answered_by`: who resolved the bundle, through which channel and, over
+/// MCP, which client (its `clientInfo.name`; `""` elsewhere).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct AnsweredBy {
+    /// The user's name under `--auth`, [`ANONYMOUS`] with auth off.
+    pub user: String,
+    /// `browser`, `rest`, `mcp` or `cli`.
+    pub channel: String,
+    /// The MCP client's name; `""` for other channels.
+    #[serde(default)]
+    pub client: String,
+}
+
+impl AnsweredBy {
+    /// `user` answering through `channel` with `client`.
+    #[must_use]
+    pub fn new(user: &str, channel: Channel, client: &str) -> Self {
+        Self {
+            user: String::from(user),
+            channel: String::from(channel.as_str()),
+            client: String::from(client),
+        }
+    }
+}
+
+impl AnsweredBy {
+    /// "Answered by alice in the browser, 4 min after it was asked", given
+    /// the seconds between the ask and the answer.
+    #[must_use]
+    pub fn describe(&self, after_seconds: i64) -> String {
+        let mut text = alloc::format!("Answered by {}", self.user);
+        let channel = Channel::phrase(&self.channel);
+        if !channel.is_empty() {
+            text.push(' ');
+            text.push_str(channel);
+        }
+        if !self.client.is_empty() {
+            text.push_str(&alloc::format!(" ({})", self.client));
+        }
+        let after = match after_seconds.max(0) {
+            s if s < 60 => alloc::format!("{s} s"),
+            s if s < 3600 => alloc::format!("{} min", s / 60),
+            s if s < 86_400 => alloc::format!("{} h", s / 3600),
+            s => alloc::format!("{} d", s / 86_400),
+        };
+        text.push_str(&alloc::format!(", {after} after it was asked"));
+        text
+    }
+}
+
+/// One attempt to resolve a bundle (`GET /clarification/{id}/attempts`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Attempt {
+    /// Who tried, and how.
+    #[serde(flatten)]
+    pub by: AnsweredBy,
+    /// When (RFC 3339, UTC).
+    pub at: String,
+    /// `won`, `lost` (someone else had won: `claimed: false`) or `inactive`
+    /// (409: nobody won and it can no longer be answered).
+    pub outcome: String,
+}
+
+/// The attempts log of one bundle, oldest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Attempts {
+    /// The bundle.
+    pub pending_id: String,
+    /// Every attempt, the winner's included.
+    pub attempts: Vec<Attempt>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{AnsweredBy, Channel};
+
+    #[test]
+    fn answered_by_always_carries_its_three_keys() {
+        let by = AnsweredBy::new("alice", Channel::Mcp, "claude-code");
+        let json = serde_json::to_value(&by).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"user": "alice", "channel": "mcp", "client": "claude-code"})
+        );
+        let read: AnsweredBy =
+            serde_json::from_value(serde_json::json!({"user": "bob", "channel": "rest"})).unwrap();
+        assert_eq!(read.client, "");
+    }
+
+    #[test]
+    fn a_resolution_reads_as_a_sentence() {
+        let by = AnsweredBy::new("alice", Channel::Browser, "");
+        assert_eq!(
+            by.describe(250),
+            "Answered by alice in the browser, 4 min after it was asked"
+        );
+        let by = AnsweredBy::new("anonymous", Channel::Mcp, "claude-code");
+        assert_eq!(
+            by.describe(5),
+            "Answered by anonymous over MCP (claude-code), 5 s after it was asked"
+        );
+    }
+
+    #[test]
+    fn channels_read_as_a_person_says_them() {
+        assert_eq!(Channel::phrase("browser"), "in the browser");
+        assert_eq!(Channel::phrase("mcp"), "over MCP");
+        assert_eq!(Channel::phrase("carrier pigeon"), "");
+    }
+}

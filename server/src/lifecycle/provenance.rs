@@ -1,0 +1,105 @@
+//! Provenance: who resolves a bundle and how ([`Via`], from the adapter),
+//! the attempts that lost, and the log of them all.
+
+use clarify_core::{ANONYMOUS, AnsweredBy, Attempt, Attempts, Channel, winner};
+
+use super::{Lifecycle, Result};
+use crate::auth::Caller;
+use crate::clock;
+use crate::db::{attempts, users};
+use crate::ids::new_id;
+
+/// How an answer arrived, as the adapter that took it knows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Via {
+    /// The channel.
+    pub channel: Channel,
+    /// The MCP client's `clientInfo.name`; `""` elsewhere.
+    pub client: String,
+}
+
+impl Via {
+    /// `channel`, with no client name.
+    #[must_use]
+    pub fn channel(channel: Channel) -> Self {
+        Self {
+            channel,
+            client: String::new(),
+        }
+    }
+}
+
+/// What a later attempt found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Lost {
+    /// Someone else had won (`claimed: false`).
+    ToWinner,
+    /// Nobody won and it can no longer be answered (409).
+    Inactive,
+}
+
+impl Lifecycle {
+    /// Who `caller` is, answering through `via`: the user's name under
+    /// auth, `anonymous` with auth off.
+    pub(super) async fn answered_by(&self, caller: &Caller, via: &Via) -> Result<AnsweredBy> {
+        let user = match caller {
+            Caller::User(id) => users::by_id(self.db.pool(), id)
+                .await?
+                .map_or_else(|| id.clone(), |u| u.name),
+            Caller::Unscoped | Caller::Agent { .. } => ANONYMOUS.to_owned(),
+        };
+        Ok(AnsweredBy::new(&user, via.channel, &via.client))
+    }
+
+    /// Appends a losing attempt to the log; a failure is logged, never
+    /// turned into an error for the loser, whose answer stands as told.
+    pub(super) async fn log_attempt(&self, pending_id: &str, by: &AnsweredBy, lost: Lost) {
+        let outcome = match lost {
+            Lost::ToWinner => "lost",
+            Lost::Inactive => "inactive",
+        };
+        let now = clock::now_micros();
+        if let Err(error) =
+            attempts::record(self.db.pool(), &new_id(), pending_id, by, outcome, now).await
+        {
+            tracing::warn!(pending_id, %error, "an attempt was not logged");
+        }
+    }
+
+    /// `GET /clarification/{id}/attempts`: the winner (from its claim) and
+    /// every later attempt, oldest first, for whoever may see the bundle.
+    ///
+    /// # Errors
+    /// 404 unknown or foreign.
+    pub async fn attempts(&self, caller: &Caller, pending_id: &str) -> Result<Attempts> {
+        let bundle = self.authorized_bundle(caller, pending_id).await?;
+        let mut list = Vec::new();
+        if winner(&bundle.messages).is_some()
+            && let Some(by) = bundle
+                .messages
+                .iter()
+                .find_map(|m| m.metadata.answered_by.clone())
+        {
+            list.push(Attempt {
+                by,
+                at: clock::rfc3339(bundle.updated_at()),
+                outcome: "won".to_owned(),
+            });
+        }
+        for row in attempts::of_bundle(self.db.pool(), pending_id).await? {
+            list.push(Attempt {
+                by: AnsweredBy {
+                    user: row.user_name,
+                    channel: row.channel,
+                    client: row.client,
+                },
+                at: clock::rfc3339(row.created_at),
+                outcome: row.outcome,
+            });
+        }
+        Ok(Attempts {
+            pending_id: pending_id.to_owned(),
+            attempts: list,
+        })
+    }
+}
