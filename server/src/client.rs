@@ -43,9 +43,11 @@ impl Client {
         path: &str,
         body: Option<&(impl Serialize + ?Sized)>,
     ) -> Result<Reply, String> {
+        // Says where an answer came from (provenance: the `cli` channel).
         let mut request = self
             .http
-            .request(method, format!("{}/api/v1{path}", self.base));
+            .request(method, format!("{}/api/v1{path}", self.base))
+            .header(crate::http::CLIENT_HEADER, "cli");
         if let Some(token) = &self.token {
             request = request.bearer_auth(token);
         }

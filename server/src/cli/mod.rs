@@ -1,6 +1,7 @@
 //! The `clarify` command line: flags (each also an environment variable) and
 //! the subcommands they drive.
 
+pub mod answer;
 pub mod ask;
 pub mod demo;
 pub mod session;
@@ -42,6 +43,11 @@ pub enum Command {
     /// Exit codes: 0 answered, 3 declined, 4 gave up waiting (the question
     /// stays open), 5 closed without an answer, 1 error.
     Ask(ask::AskArgs),
+    /// List the questions waiting for you, as JSON.
+    Pending(answer::PendingArgs),
+    /// Answer (or --reject) a waiting bundle. Exit codes: 0 your answer
+    /// won, 2 someone else's had (it is printed), 1 error.
+    Answer(answer::AnswerArgs),
     /// Agent sessions.
     #[command(subcommand)]
     Session(session::SessionCommand),
@@ -206,6 +212,8 @@ pub async fn run(cli: Cli) -> ExitCode {
     init_tracing(format, level);
     let result = match command {
         Command::Ask(args) => return ask::run(args).await,
+        Command::Pending(args) => return answer::pending(args).await,
+        Command::Answer(args) => return answer::answer(args).await,
         Command::Session(command) => return session::run(command).await,
         Command::Serve(args) => serve(args).await,
         Command::Token(command) => token::run(command).await,

@@ -166,7 +166,7 @@ pub async fn respond(
 /// the authenticated caller.
 fn channel_of(headers: &HeaderMap) -> Channel {
     if headers
-        .get(CLIENT_HEADER)
+        .get(super::CLIENT_HEADER)
         .is_some_and(|v| v.as_bytes() == b"cli")
     {
         Channel::Cli
@@ -176,9 +176,6 @@ fn channel_of(headers: &HeaderMap) -> Channel {
         Channel::Rest
     }
 }
-
-/// The header `clarify`'s command line sends with every request.
-pub const CLIENT_HEADER: &str = "x-clarify-client";
 
 /// The winner and every later attempt, oldest first: who, how, when and
 /// with what outcome (a race explained after the fact).

@@ -14,6 +14,10 @@ pub mod same_origin;
 pub mod security_headers;
 mod ws;
 
+/// The header `clarify`'s command line sends with every request, so an
+/// answer it gives is recorded as the `cli` channel (provenance).
+pub const CLIENT_HEADER: &str = "x-clarify-client";
+
 use axum::Router;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
