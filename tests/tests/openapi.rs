@@ -30,6 +30,7 @@ const OPERATIONS: &[(&str, &str)] = &[
     ("get", "/api/v1/sessions/{id}/messages"),
     // The mission's "list … pending questions over … REST" (issue 16's inbox).
     ("get", "/api/v1/pending"),
+    ("get", "/api/v1/pending/stream"),
     ("post", "/api/v1/clarification/request"),
     ("get", "/api/v1/clarification/{id}"),
     ("get", "/api/v1/clarification/{id}/wait"),

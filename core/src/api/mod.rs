@@ -5,10 +5,12 @@
 //!
 //! Times are RFC 3339 strings, as they travel.
 
+mod notice;
 mod requests;
 mod resources;
 mod views;
 
+pub use notice::Notice;
 pub use requests::{Ask, Login, NewSession, NewTask, NewWorkspace, ResumeTarget, SessionPatch};
 pub use resources::{
     CreatedSession, Me, Message, Messages, Session, SessionView, Sessions, Task, TaskView, Tasks,

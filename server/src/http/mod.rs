@@ -10,8 +10,10 @@ pub mod json;
 mod management;
 mod openapi;
 mod pending;
+mod pending_stream;
 pub mod same_origin;
 pub mod security_headers;
+mod visibility;
 mod ws;
 
 /// The header `clarify`'s command line sends with every request, so an
@@ -79,6 +81,7 @@ fn protected() -> OpenApiRouter<AppState> {
         .routes(routes!(management::sessions::complete_turn))
         .routes(routes!(management::sessions::list_messages))
         .routes(routes!(pending::list_pending))
+        .routes(routes!(pending_stream::stream))
         .routes(routes!(clarification::create))
         .routes(routes!(clarification::read))
         .routes(routes!(clarification::wait))

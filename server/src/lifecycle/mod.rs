@@ -14,6 +14,7 @@ mod deliver;
 pub mod discovery;
 mod error;
 mod live;
+mod notice;
 pub mod projection;
 mod provenance;
 mod publish;

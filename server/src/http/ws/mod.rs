@@ -5,7 +5,6 @@
 
 pub mod limits;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::Extension;
@@ -17,17 +16,15 @@ use clarify_core::EventKind;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::error::Error;
+use super::visibility::Visibility;
 use crate::AppState;
-use crate::auth::{self, Caller};
+use crate::auth::Caller;
 use crate::clock;
 use crate::events::Event;
 use limits::{Full, Place, Sockets};
 
 /// The largest frame a client may send: pings and closes only.
 const MAX_INCOMING: usize = 4096;
-
-/// How many tasks' visibility a socket remembers before starting over.
-const VISIBILITY_CACHE: usize = 4096;
 
 /// Upgrades to a WebSocket that streams every event until either side
 /// closes; over a cap, the socket is closed at once with the reason.
@@ -80,43 +77,6 @@ async fn refuse(mut socket: WebSocket, full: Full) {
     let _ = socket.send(Message::Close(Some(frame))).await;
 }
 
-/// Which events one socket may see, remembered per task: visibility of a
-/// task never changes (tasks do not move between workspaces, workspaces do
-/// not change owners), so each task costs one query per socket at most.
-struct Visibility {
-    caller: Caller,
-    tasks: HashMap<String, bool>,
-}
-
-impl Visibility {
-    /// Whether the caller may see `event`: the same task visibility as the
-    /// API, so nobody receives another user's questions or answers; and an
-    /// agent token only its own session's events, never a sibling
-    /// session's.
-    async fn admits(&mut self, state: &AppState, event: &Event) -> bool {
-        match &self.caller {
-            Caller::Unscoped => true,
-            Caller::Agent { session_id } => event_session(&event.payload) == Some(session_id),
-            Caller::User(_) => {
-                let task_id = event.payload["task_id"].as_str().unwrap_or_default();
-                if let Some(known) = self.tasks.get(task_id) {
-                    return *known;
-                }
-                let Ok(visible) = auth::may_access_task(state.db(), &self.caller, task_id).await
-                else {
-                    // Unknown, not remembered: asked again next time.
-                    return false;
-                };
-                if self.tasks.len() >= VISIBILITY_CACHE {
-                    self.tasks.clear();
-                }
-                self.tasks.insert(task_id.to_owned(), visible);
-                visible
-            }
-        }
-    }
-}
-
 /// What a socket that fell behind is sent: reload, events were missed.
 fn resync() -> Event {
     Event {
@@ -127,14 +87,6 @@ fn resync() -> Event {
     }
 }
 
-/// The session an event is about: a message's `task_session_id`, or the
-/// `session_id` of a task or session event.
-fn event_session(payload: &serde_json::Value) -> Option<&str> {
-    payload["task_session_id"]
-        .as_str()
-        .or_else(|| payload["session_id"].as_str())
-}
-
 async fn stream(
     mut socket: WebSocket,
     mut events: tokio::sync::broadcast::Receiver<Event>,
@@ -142,10 +94,7 @@ async fn stream(
     caller: Caller,
     _place: Place,
 ) {
-    let mut visibility = Visibility {
-        caller,
-        tasks: HashMap::new(),
-    };
+    let mut visibility = Visibility::new(caller);
     loop {
         tokio::select! {
             () = state.shutdown.cancelled() => {

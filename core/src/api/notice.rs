@@ -1,0 +1,99 @@
+//! What people following the queue are told: a bundle started waiting, or
+//! stopped (`GET /pending/stream`; the operator webhooks to come carry the
+//! same body).
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+
+use crate::provenance::{AnsweredBy, Channel};
+
+/// One notice, every key always present.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Notice {
+    /// `waiting`, `resolved` (answered or declined), `expired` or
+    /// `cancelled`.
+    pub event: String,
+    /// A readable line, with the link to answer while it waits (what a
+    /// Slack or Mattermost incoming webhook shows).
+    pub text: String,
+    /// The bundle.
+    pub pending_id: String,
+    /// Its task.
+    pub task_id: String,
+    /// The task's title.
+    pub task: String,
+    /// Its session.
+    pub session_id: String,
+    /// The questions' prompts, in order.
+    pub questions: Vec<String>,
+    /// Where to answer it.
+    pub url: String,
+    /// Who resolved it; `null` until then.
+    pub answered_by: Option<AnsweredBy>,
+}
+
+impl Notice {
+    /// The readable line for this notice's other fields.
+    #[must_use]
+    pub fn describe(&self) -> String {
+        let first = self.questions.first().map_or("", String::as_str);
+        let more = match self.questions.len() {
+            0 | 1 => String::new(),
+            n => alloc::format!(" (+{} more)", n - 1),
+        };
+        match (self.event.as_str(), &self.answered_by) {
+            ("waiting", _) => alloc::format!(
+                "An agent is waiting on “{}”: {first}{more} Answer at {}",
+                self.task,
+                self.url
+            ),
+            ("resolved", Some(by)) => alloc::format!(
+                "Answered by {} {}: {first}{more}",
+                by.user,
+                Channel::phrase(&by.channel)
+            ),
+            (event, _) => alloc::format!("{first}{more} ({event})"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Notice;
+    use crate::provenance::{AnsweredBy, Channel};
+
+    fn notice(event: &str) -> Notice {
+        Notice {
+            event: event.into(),
+            text: String::new(),
+            pending_id: "p".into(),
+            task_id: "t".into(),
+            task: "Migrate".into(),
+            session_id: "s".into(),
+            questions: vec!["Which database?".into(), "Which port?".into()],
+            url: "http://localhost:7420/t/t".into(),
+            answered_by: None,
+        }
+    }
+
+    #[test]
+    fn each_event_reads_as_a_line() {
+        assert_eq!(
+            notice("waiting").describe(),
+            "An agent is waiting on “Migrate”: Which database? (+1 more) Answer at http://localhost:7420/t/t"
+        );
+        let mut resolved = notice("resolved");
+        resolved.answered_by = Some(AnsweredBy::new("alice", Channel::Browser, ""));
+        assert_eq!(
+            resolved.describe(),
+            "Answered by alice in the browser: Which database? (+1 more)"
+        );
+        assert_eq!(
+            notice("cancelled").describe(),
+            "Which database? (+1 more) (cancelled)"
+        );
+    }
+}

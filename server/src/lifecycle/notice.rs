@@ -1,0 +1,102 @@
+//! Notices for the people following the queue (`GET /pending/stream`): a
+//! bundle started waiting, or stopped, made from the events the lifecycle
+//! already publishes, with what a reader needs (task, questions, link, who
+//! answered).
+
+use clarify_core::api::{Event, Notice};
+use clarify_core::{EventKind, MessageKind, winner};
+
+use super::discovery::PendingArgs;
+use super::{Lifecycle, Result};
+use crate::auth::Caller;
+use crate::db::clarification::{self as repo, Bundle};
+use crate::db::tasks;
+
+/// What an event says about its bundle, if anything a follower cares for.
+fn change_of(event: &Event) -> Option<(&str, &'static str)> {
+    let payload = &event.payload;
+    let metadata = &payload["metadata"];
+    // One notice per bundle: its first question's message stands for it.
+    if payload["type"] != MessageKind::ClarificationRequest.as_str()
+        || metadata["question_index"].as_i64().unwrap_or(0) != 0
+    {
+        return None;
+    }
+    let pending_id = metadata["pending_id"].as_str()?;
+    let change = match (event.action, metadata["status"].as_str().unwrap_or("")) {
+        (EventKind::MessageAdded, _) => "waiting",
+        (EventKind::MessageUpdated, "answered" | "rejected") => "resolved",
+        (EventKind::MessageUpdated, "expired") => "expired",
+        (EventKind::MessageUpdated, "cancelled") => "cancelled",
+        _ => return None,
+    };
+    Some((pending_id, change))
+}
+
+impl Lifecycle {
+    /// The notice `event` makes, for a reader at `base` (the server's URL
+    /// as the reader reached it); `None` for events about anything else.
+    /// The caller has already been found to see the event's task.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn notice_of(&self, event: &Event, base: &str) -> Result<Option<Notice>> {
+        let Some((pending_id, change)) = change_of(event) else {
+            return Ok(None);
+        };
+        let Some(bundle) = repo::load(self.db.pool(), pending_id).await? else {
+            return Ok(None);
+        };
+        Ok(Some(self.notice(&bundle, change, base).await?))
+    }
+
+    /// A `waiting` notice for each bundle `caller` may answer now, oldest
+    /// first (the first 200): where a follower starts from.
+    ///
+    /// # Errors
+    /// As [`Lifecycle::list_pending`].
+    pub async fn waiting_notices(&self, caller: &Caller, base: &str) -> Result<Vec<Notice>> {
+        let args = PendingArgs {
+            limit: Some(200),
+            ..PendingArgs::default()
+        };
+        let page = self.list_pending(caller, &args).await?;
+        let mut notices = Vec::with_capacity(page.bundles.len());
+        for listed in page.bundles {
+            if let Some(bundle) = repo::load(self.db.pool(), &listed.pending_id).await? {
+                notices.push(self.notice(&bundle, "waiting", base).await?);
+            }
+        }
+        Ok(notices)
+    }
+
+    async fn notice(&self, bundle: &Bundle, change: &str, base: &str) -> Result<Notice> {
+        let task = tasks::get(self.db.pool(), bundle.task_id())
+            .await?
+            .map(|t| t.title)
+            .unwrap_or_default();
+        let answered_by = winner(&bundle.messages).and_then(|_| {
+            bundle
+                .messages
+                .iter()
+                .find_map(|m| m.metadata.answered_by.clone())
+        });
+        let mut notice = Notice {
+            event: change.to_owned(),
+            text: String::new(),
+            pending_id: bundle.messages[0].metadata.pending_id.clone(),
+            task_id: bundle.task_id().to_owned(),
+            task,
+            session_id: bundle.session_id().to_owned(),
+            questions: bundle
+                .messages
+                .iter()
+                .map(|m| m.metadata.question.prompt.clone())
+                .collect(),
+            url: format!("{base}/t/{}", bundle.task_id()),
+            answered_by,
+        };
+        notice.text = notice.describe();
+        Ok(notice)
+    }
+}
