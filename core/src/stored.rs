@@ -49,13 +49,16 @@ pub struct ClarificationMetadata {
     /// Who resolved it and how, written by the claim (and cleared with it
     /// when a claim is taken back).
     pub answered_by: Option<AnsweredBy>,
+    /// When it expires unanswered (microseconds since the Unix epoch); 0
+    /// for never.
+    pub expires_at: i64,
     /// Keys this version does not know, kept so that rewriting a row never
     /// drops what a newer version stored.
     pub extra: Map<String, Value>,
 }
 
 /// The keys [`ClarificationMetadata`] reads into its own fields.
-const KNOWN_KEYS: [&str; 13] = [
+const KNOWN_KEYS: [&str; 14] = [
     "pending_id",
     "question_id",
     "question",
@@ -69,6 +72,7 @@ const KNOWN_KEYS: [&str; 13] = [
     "resume_attempted",
     "awaiting_pickup",
     "answered_by",
+    "expires_at",
 ];
 
 impl ClarificationMetadata {
@@ -107,6 +111,7 @@ impl ClarificationMetadata {
             answered_by: object
                 .get("answered_by")
                 .and_then(|v| AnsweredBy::deserialize(v).ok()),
+            expires_at: int("expires_at"),
             extra: object
                 .iter()
                 .filter(|(key, _)| !KNOWN_KEYS.contains(&key.as_str()))
@@ -152,6 +157,9 @@ impl ClarificationMetadata {
         }
         if self.awaiting_pickup {
             put("awaiting_pickup", Value::Bool(true));
+        }
+        if self.expires_at > 0 {
+            put("expires_at", Value::from(self.expires_at));
         }
         if let Some(by) = &self.answered_by {
             put(

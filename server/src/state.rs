@@ -6,7 +6,7 @@ use crate::db::Db;
 use crate::db::clarification::Guard;
 use crate::events::Events;
 use crate::lifecycle::resume::{AllowedCommands, COMMAND_TIMEOUT, Resumer, WebhookNetworks};
-use crate::lifecycle::{Lifecycle, ORPHAN_AFTER, SWEEP_EVERY};
+use crate::lifecycle::{EXPIRY_EVERY, Lifecycle, ORPHAN_AFTER, SWEEP_EVERY};
 use crate::waiters::Waiters;
 
 /// How the server was started.
@@ -48,6 +48,9 @@ pub struct Config {
     /// How long a claim must sit untouched before the sweep takes it for
     /// abandoned; [`ORPHAN_AFTER`] when unset (tests shorten it).
     pub orphan_after: Option<std::time::Duration>,
+    /// When a question whose ask names no time expires (`--question-ttl`);
+    /// never when unset.
+    pub question_ttl: Option<std::time::Duration>,
 }
 
 impl Config {
@@ -107,7 +110,8 @@ impl AppState {
             cluster,
             config.resumer(),
             shutdown.clone(),
-        );
+        )
+        .with_question_ttl(config.question_ttl);
         let reconciled = if shared {
             // Other replicas may be delivering their claims right now: only
             // the abandoned ones are reconciled, now and from time to time.
@@ -130,6 +134,11 @@ impl AppState {
             lifecycle
                 .clone()
                 .sweep_abandoned(every, orphan_after, shutdown.clone()),
+        );
+        tokio::spawn(
+            lifecycle
+                .clone()
+                .sweep_expired(EXPIRY_EVERY, shutdown.clone()),
         );
         Ok(Self {
             lifecycle,

@@ -51,7 +51,7 @@ async fn questions(state: &AppState, count: usize, resume_target: &str) -> Vec<S
         let session = insert_session(state.db(), &task, resume_target).await;
         let created = state
             .lifecycle
-            .create_bundle(&session, &bundle(), false)
+            .create_bundle(&session, &bundle(), false, None)
             .await
             .unwrap();
         pending.push(created.pending_id);
@@ -75,7 +75,7 @@ async fn blocked_agents(
         let session = insert_session(state.db(), &task, "").await;
         let (created, mut waiting) = state
             .lifecycle
-            .create_attached(&session, &bundle())
+            .create_attached(&session, &bundle(), None)
             .await
             .unwrap();
         let lifecycle = state.lifecycle.clone();

@@ -43,7 +43,7 @@ async fn blocked_agent(
     .unwrap();
     let (created, mut waiting) = agent
         .lifecycle
-        .create_attached(&session, &bundle)
+        .create_attached(&session, &bundle, None)
         .await
         .unwrap();
     let lifecycle = agent.lifecycle.clone();

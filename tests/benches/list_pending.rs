@@ -75,7 +75,7 @@ async fn median_times(history: usize) -> (Duration, Duration) {
             .await
             .unwrap();
         lifecycle
-            .create_bundle(&session.id, &bundle, false)
+            .create_bundle(&session.id, &bundle, false, None)
             .await
             .unwrap();
         sessions.push(session.id);

@@ -90,6 +90,11 @@ pub struct Ask {
     /// now, so an answer given before its first poll reaches it directly.
     #[serde(default, skip_serializing_if = "core::ops::Not::not")]
     pub attach: bool,
+    /// Seconds until the question expires unanswered (status `expired`);
+    /// the server's `--question-ttl` when absent, else never.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
+    pub expires_in_seconds: Option<u64>,
     /// The questions.
     #[serde(flatten)]
     pub bundle: NewBundle,

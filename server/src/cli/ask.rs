@@ -52,6 +52,10 @@ pub struct AskArgs {
     /// Context shown above the questions.
     #[arg(long)]
     pub context: Option<String>,
+    /// The question expires unanswered after this long ("90s", "10m",
+    /// "2h"): exit code 5, as when it is closed.
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub expires_in: Option<std::time::Duration>,
     /// Stop waiting after this many seconds (0: wait until answered).
     #[arg(long, default_value_t = 0)]
     pub timeout: u64,
@@ -120,6 +124,7 @@ async fn ask(args: AskArgs) -> Result<u8, String> {
         bundle: bundle(&args)?,
         // This process polls right after asking: an instant answer is for it.
         attach: true,
+        expires_in_seconds: args.expires_in.map(|d| d.as_secs().max(1)),
         ..api::Ask::default()
     };
     let client = Client::new(&args.server, Some(args.token.clone()));
@@ -176,7 +181,10 @@ async fn ask(args: AskArgs) -> Result<u8, String> {
                 out["status"] = reply.1["status"].clone();
                 println!("{out}");
                 let declined = out["rejected"].as_bool().unwrap_or(false);
-                return Ok(if declined {
+                return Ok(if out["status"] == "expired" {
+                    // Its time ran out unanswered: closed, without an answer.
+                    EXIT_CLOSED
+                } else if declined {
                     EXIT_DECLINED
                 } else {
                     EXIT_ANSWERED

@@ -133,6 +133,16 @@ pub struct ServeArgs {
     )]
     pub resume_command_timeout: u64,
 
+    /// Questions whose ask names no time expire unanswered after this long
+    /// ("30m", "2h", "1d"); never by default.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        env = "CLARIFY_QUESTION_TTL",
+        value_parser = humantime::parse_duration
+    )]
+    pub question_ttl: Option<std::time::Duration>,
+
     /// With --auth, let resume webhooks reach this internal network
     /// (loopback, private or link-local, refused by default), as CIDR or a
     /// single address (repeat the flag, or separate with commas in the
@@ -265,6 +275,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         ws_per_identity: None,
         mcp_sessions_per_identity: None,
         ws_total: None,
+        question_ttl: args.question_ttl,
     };
     // The demo user needs a token when auth is on; the browser logs in with it.
     let demo_token = if args.demo && args.auth {

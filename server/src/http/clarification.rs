@@ -47,7 +47,12 @@ pub async fn create(
     let session_id = session.id;
     let created = state
         .lifecycle
-        .create_bundle(&session_id, &body.bundle, body.attach)
+        .create_bundle(
+            &session_id,
+            &body.bundle,
+            body.attach,
+            crate::lifecycle::expires_in(body.expires_in_seconds)?,
+        )
         .await?;
     let status = if created.created {
         StatusCode::CREATED
@@ -127,6 +132,7 @@ pub async fn wait(
         WaitOutcome::Resolved(body) => Ok(axum::Json(body)),
         WaitOutcome::TimedOut => Err(Error::WaitTimeout),
         WaitOutcome::Closed => Err(Error::Conflict("clarification request is no longer active")),
+        WaitOutcome::Expired(body) => Ok(axum::Json(body)),
         WaitOutcome::ShuttingDown => Err(Error::ShuttingDown),
     }
 }

@@ -4,6 +4,8 @@
 
 use clarify_core::stored::bundle_questions;
 use clarify_core::{EventKind, NewBundle, SessionState, Status, validate_new_bundle};
+use std::time::Duration;
+
 use serde::Serialize;
 
 use super::{Error, Lifecycle, Result};
@@ -38,13 +40,14 @@ impl Lifecycle {
         session_id: &str,
         new: &NewBundle,
         attach: bool,
+        expires_in: Option<Duration>,
     ) -> Result<Created> {
         let pending_id = new_id();
         if attach {
             self.waiters.touch(&pending_id);
         }
         let created = self
-            .create_bundle_as(session_id, new, pending_id, attach)
+            .create_bundle_as(session_id, new, pending_id, attach, expires_in)
             .await?;
         if attach && !created.created {
             self.waiters.touch(&created.pending_id);
@@ -62,11 +65,12 @@ impl Lifecycle {
         &self,
         session_id: &str,
         new: &NewBundle,
+        expires_in: Option<Duration>,
     ) -> Result<(Created, Waiting)> {
         let pending_id = new_id();
         let waiting = self.waiters.wait(&pending_id);
         let created = self
-            .create_bundle_as(session_id, new, pending_id.clone(), true)
+            .create_bundle_as(session_id, new, pending_id.clone(), true, expires_in)
             .await?;
         let waiting = if created.pending_id == pending_id {
             waiting
@@ -83,9 +87,11 @@ impl Lifecycle {
         new: &NewBundle,
         pending_id: String,
         attach: bool,
+        expires_in: Option<Duration>,
     ) -> Result<Created> {
         let spec = validate_new_bundle(new).map_err(|e| Error::Invalid(e.to_string()))?;
         let now = now_micros();
+        let expires_at = self.expires_at(now, expires_in);
         let mut tx = self.db.begin_write().await?;
         let session = sessions::lock(&mut tx, self.db.backend(), session_id)
             .await?
@@ -112,7 +118,8 @@ impl Lifecycle {
         let (pending_id, added) = match existing {
             Some(existing) => (existing, Vec::new()),
             None => {
-                let added = insert_bundle(&mut tx, &session, &spec, &pending_id, now).await?;
+                let added =
+                    insert_bundle(&mut tx, &session, &spec, &pending_id, now, expires_at).await?;
                 sessions::transition(
                     &mut *tx,
                     session_id,
@@ -153,6 +160,7 @@ async fn insert_bundle(
     spec: &clarify_core::BundleSpec,
     pending_id: &str,
     now: i64,
+    expires_at: i64,
 ) -> Result<Vec<Message>> {
     let turn_id = match turns::current(&mut **tx, &session.id).await? {
         Some(turn) if turn.completed_at.is_none() => turn.id,
@@ -173,6 +181,7 @@ async fn insert_bundle(
             question_total: total,
             context: spec.context.clone(),
             status: Status::Pending.into(),
+            expires_at,
             ..Default::default()
         };
         // D1: distinct, increasing timestamps within the bundle.

@@ -13,6 +13,7 @@ mod close;
 mod deliver;
 pub mod discovery;
 mod error;
+mod expiry;
 mod live;
 mod notice;
 pub mod projection;
@@ -27,6 +28,7 @@ mod wait;
 
 pub use ask::Created;
 pub use error::{Error, Result};
+pub use expiry::{EXPIRY_EVERY, expires_in};
 pub use provenance::Via;
 pub use reconcile::{ORPHAN_AFTER, SWEEP_EVERY};
 pub use wait::WaitOutcome;
@@ -48,6 +50,8 @@ pub struct Lifecycle {
     cluster: Cluster,
     resumer: Resumer,
     shutdown: tokio_util::sync::CancellationToken,
+    /// When a question expires if its ask does not say (`--question-ttl`).
+    question_ttl: Option<std::time::Duration>,
 }
 
 impl Lifecycle {
@@ -70,7 +74,16 @@ impl Lifecycle {
             cluster,
             resumer,
             shutdown,
+            question_ttl: None,
         }
+    }
+
+    /// The same service, expiring questions whose ask names no time after
+    /// `ttl` (`--question-ttl`); never when `None`.
+    #[must_use]
+    pub fn with_question_ttl(mut self, ttl: Option<std::time::Duration>) -> Self {
+        self.question_ttl = ttl;
+        self
     }
 
     /// What resume targets may do here (checked at session creation).

@@ -16,8 +16,12 @@ pub enum WaitOutcome {
     Resolved(RespondBody),
     /// Nothing yet; wait again.
     TimedOut,
-    /// Cancelled, expired or superseded: nobody will answer.
+    /// Cancelled, expired with its session, or superseded: nobody will
+    /// answer.
     Closed,
+    /// Its time ran out unanswered (`expires_in_seconds`, `--question-ttl`):
+    /// `status: "expired"`, no answers.
+    Expired(RespondBody),
     /// The server is shutting down; wait again (elsewhere).
     ShuttingDown,
 }
@@ -154,6 +158,11 @@ impl Lifecycle {
                 // reads above looks inactive first and winnerless after,
                 // yet is answerable again.
                 if seen_closed {
+                    if super::expiry::timed_out(&bundle) {
+                        return Ok(WaitOutcome::Expired(super::expiry::expired_body(
+                            &bundle, pending_id,
+                        )));
+                    }
                     return Ok(WaitOutcome::Closed);
                 }
                 seen_closed = true;

@@ -62,6 +62,10 @@ pub struct AskArgs {
     pub context: String,
     /// The same context as paragraphs (instead of `context`).
     pub context_paragraphs: Vec<String>,
+    /// Seconds until the question expires unanswered; then you are told
+    /// so, and decide yourself or ask again. 0 or absent: the server's
+    /// default (by default, never).
+    pub expires_in_seconds: u64,
 }
 
 /// One question's answer, as the agent receives it.
@@ -86,9 +90,15 @@ pub struct AskOut {
     pub rejected: bool,
     /// Why, `""` when not given.
     pub reject_reason: String,
+    /// Nobody answered in time: the question expired.
+    pub expired: bool,
     /// The same outcome in words.
     pub summary: String,
 }
+
+/// What an agent is told when its question expired unanswered.
+const EXPIRED_SUMMARY: &str = "The question expired before anyone answered it. \
+Decide yourself, or ask again.";
 
 /// The agent MCP server.
 #[derive(Debug, Clone)]
@@ -135,7 +145,11 @@ impl AgentServer {
             .map_err(|e| Error::Invalid(e.to_string()))?
             .questions;
         let lifecycle = &self.state.lifecycle;
-        let (created, mut waiting) = lifecycle.create_attached(session_id, &bundle).await?;
+        let seconds = args.expires_in_seconds;
+        let expires_in = crate::lifecycle::expires_in((seconds != 0).then_some(seconds))?;
+        let (created, mut waiting) = lifecycle
+            .create_attached(session_id, &bundle, expires_in)
+            .await?;
         let pending_id = created.pending_id;
         let progress_token = context.meta.get_progress_token();
         let every = self
@@ -160,6 +174,16 @@ impl AgentServer {
                                 .with_message("waiting for the user's answer");
                             let _ = context.peer.notify_progress(note).await;
                         }
+                    }
+                    WaitOutcome::Expired(_) => {
+                        return Ok(AskOut {
+                            pending_id,
+                            answers: BTreeMap::new(),
+                            rejected: false,
+                            reject_reason: String::new(),
+                            expired: true,
+                            summary: EXPIRED_SUMMARY.to_owned(),
+                        });
                     }
                     WaitOutcome::Closed => {
                         return Err(Error::Conflict("the question was closed before anyone answered it"));
@@ -212,6 +236,7 @@ fn ask_out(pending_id: &str, questions: &[clarify_core::Question], body: &Respon
         answers,
         rejected: response.rejected,
         reject_reason: response.reject_reason.clone(),
+        expired: false,
         summary: agent_text::answer_summary(questions, &outcome),
     }
 }

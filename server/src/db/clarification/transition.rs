@@ -94,3 +94,23 @@ pub async fn transition_in(
     }
     Ok(changed)
 }
+
+/// The active bundles whose `expires_at` has come by `now`, the soonest
+/// first, at most `limit` (the expiry sweep; answered from the partial
+/// index of open, expiring questions).
+///
+/// # Errors
+/// Database errors.
+pub async fn due(db: &Db, now: i64, limit: i64) -> sqlx::Result<Vec<String>> {
+    let rows: Vec<(String, i64)> = sqlx::query_as(crate::db::sql(format!(
+        "SELECT m.pending_id, MIN(m.clarification_expires_at) FROM task_session_messages m \
+         WHERE m.clarification_expires_at > 0 AND m.clarification_expires_at <= $1 AND {} \
+         GROUP BY m.pending_id ORDER BY 2 LIMIT $2",
+        active("m")
+    )))
+    .bind(now)
+    .bind(limit)
+    .fetch_all(db.pool())
+    .await?;
+    Ok(rows.into_iter().map(|(id, _)| id).collect())
+}

@@ -1,0 +1,122 @@
+//! Questions that expire on purpose (issue 18): an ask may say when
+//! (`expires_in_seconds`), the server may set a default (`--question-ttl`);
+//! a sweep on every replica expires what is due, guarded like a claim, so
+//! exactly one replica expires a bundle and an answer racing the expiry has
+//! exactly one outcome.
+
+use std::time::Duration;
+
+use clarify_core::{RespondBody, Response, Status};
+
+use super::{Lifecycle, Result};
+use crate::clock::{self, now_micros};
+use crate::db::clarification::{self as repo, Bundle, Scope, Transition};
+use crate::waiters::Wake;
+
+/// How often each replica looks for questions that are due.
+pub const EXPIRY_EVERY: Duration = Duration::from_secs(1);
+
+/// Bundles expired per pass at most (the next pass takes the rest).
+const PER_PASS: i64 = 200;
+
+/// The longest `expires_in_seconds` taken: a year.
+const LONGEST: u64 = 365 * 24 * 3600;
+
+/// An ask's `expires_in_seconds`, checked.
+///
+/// # Errors
+/// 400 naming the field: 0, or more than a year.
+pub fn expires_in(seconds: Option<u64>) -> Result<Option<Duration>> {
+    match seconds {
+        None => Ok(None),
+        Some(0) => Err(super::Error::Invalid(
+            "expires_in_seconds: must be at least 1".into(),
+        )),
+        Some(s) if s > LONGEST => Err(super::Error::Invalid(format!(
+            "expires_in_seconds: at most {LONGEST} (a year)"
+        ))),
+        Some(s) => Ok(Some(Duration::from_secs(s))),
+    }
+}
+
+impl Lifecycle {
+    /// When a bundle asked `now` expires: its own `expires_in`, else the
+    /// server's default, else never (0).
+    pub(super) fn expires_at(&self, now: i64, expires_in: Option<Duration>) -> i64 {
+        expires_in
+            .or(self.question_ttl)
+            .map_or(0, |after| now.saturating_add(clock::micros(after)))
+    }
+
+    /// Expires every active bundle that is due: status `expired`, listed
+    /// nowhere, its waiters told; returns how many this replica expired.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub async fn expire_due(&self) -> Result<usize> {
+        let now = now_micros();
+        let mut expired = 0;
+        for pending_id in repo::due(&self.db, now, PER_PASS).await? {
+            // The same guard as a claim: only active rows change, so an
+            // answer that won first leaves nothing here, and the reverse.
+            let changed = repo::transition(
+                &self.db,
+                Scope::Bundle(&pending_id),
+                Transition::Expire,
+                now,
+            )
+            .await?;
+            if changed.is_empty() {
+                continue;
+            }
+            expired += 1;
+            let Some(bundle) = repo::load(self.db.pool(), &pending_id).await? else {
+                continue;
+            };
+            self.wake(&pending_id, &Wake::Closed);
+            self.closed(&changed, bundle.session_id(), bundle.task_id())
+                .await?;
+        }
+        Ok(expired)
+    }
+
+    /// Runs [`Lifecycle::expire_due`] every `every` until `shutdown`.
+    pub async fn sweep_expired(
+        self,
+        every: Duration,
+        shutdown: tokio_util::sync::CancellationToken,
+    ) {
+        loop {
+            tokio::select! {
+                () = shutdown.cancelled() => return,
+                () = tokio::time::sleep(every) => {}
+            }
+            if let Err(error) = self.expire_due().await {
+                tracing::warn!(%error, "the expiry sweep failed; it runs again shortly");
+            }
+        }
+    }
+}
+
+/// Whether `bundle` expired on purpose (its time came), as opposed to being
+/// closed with its session: then a waiting agent is told so, typed.
+pub(super) fn timed_out(bundle: &Bundle) -> bool {
+    bundle.messages.iter().any(|m| {
+        m.metadata.status.known() == Some(Status::Expired)
+            && m.metadata.expires_at > 0
+            && bundle.updated_at() >= m.metadata.expires_at
+    })
+}
+
+/// What a wait on an expired bundle answers: `status: "expired"`, no
+/// answers, in the respond body's shape (every key present, R12).
+pub(super) fn expired_body(bundle: &Bundle, pending_id: &str) -> RespondBody {
+    let response = Response {
+        pending_id: pending_id.to_owned(),
+        answers: Vec::new(),
+        rejected: false,
+        reject_reason: String::new(),
+        responded_at: clock::rfc3339(bundle.updated_at()),
+    };
+    RespondBody::new(false, Status::Expired, response)
+}
