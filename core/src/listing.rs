@@ -67,6 +67,9 @@ pub struct PendingBundle {
     pub context: String,
     /// The questions in D2 order (L5).
     pub questions: Vec<ListedQuestion>,
+    /// When it expires unanswered (RFC 3339 UTC); `""` for never.
+    #[serde(default)]
+    pub expires_at: String,
 }
 
 impl PendingBundle {
@@ -106,6 +109,7 @@ impl PendingBundle {
             age_seconds,
             context: String::from(context),
             questions,
+            expires_at: String::new(),
         }
     }
 }

@@ -56,6 +56,12 @@ async fn an_expired_question_is_closed_everywhere_and_its_agent_is_told() {
     assert_eq!(listed["count"], 0, "listed nowhere: {listed}");
     let (status, _) = server.respond(&pending, &answer()).await;
     assert_eq!(status, 409);
+    let (plain, _) = ask(&server, None).await;
+    let (_, view) = server.get(&format!("/clarification/{plain}")).await;
+    assert_eq!(
+        view["expires_at"], "",
+        "always present, \"\" for never: {view}"
+    );
     server.stop().await;
 }
 
@@ -109,6 +115,13 @@ async fn the_servers_question_ttl_is_the_default_and_an_ask_may_say_otherwise() 
     );
     let (_, view) = server.get(&format!("/clarification/{longer}")).await;
     assert_eq!(view["active"], true, "its own hour still runs: {view}");
+    let at = view["expires_at"].as_str().unwrap();
+    assert!(at.ends_with('Z') && at.len() >= 20, "RFC 3339: {view}");
+    let (_, listed) = server.get("/pending").await;
+    assert_eq!(
+        listed["bundles"][0]["expires_at"], at,
+        "listed with it: {listed}"
+    );
     server.stop().await;
 }
 

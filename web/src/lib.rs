@@ -3,6 +3,7 @@
 //! clarification overlay for its active bundle.
 
 mod api;
+mod expiry;
 mod markdown;
 mod notify;
 mod overlay;

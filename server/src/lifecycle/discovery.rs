@@ -83,7 +83,7 @@ impl Lifecycle {
             let Some(bundle) = loaded.remove(&key.pending_id) else {
                 continue;
             };
-            bundles.push(PendingBundle::from_messages(
+            let mut listed = PendingBundle::from_messages(
                 BundleIdentity {
                     pending_id: key.pending_id.clone(),
                     task_id: key.task_id.clone(),
@@ -92,7 +92,9 @@ impl Lifecycle {
                 clock::rfc3339(key.created_at),
                 age_seconds(now, key.created_at),
                 &bundle.messages,
-            ));
+            );
+            listed.expires_at = super::expiry::expires_at_text(&bundle);
+            bundles.push(listed);
         }
         let next = more.then(|| keys.last()).flatten().map(|k| Cursor {
             created_at: k.created_at,

@@ -98,6 +98,18 @@ impl Lifecycle {
     }
 }
 
+/// When `bundle` expires, as listed: RFC 3339, or `""` for never.
+pub(super) fn expires_at_text(bundle: &Bundle) -> String {
+    bundle
+        .messages
+        .iter()
+        .map(|m| m.metadata.expires_at)
+        .filter(|at| *at > 0)
+        .min()
+        .map(clock::rfc3339)
+        .unwrap_or_default()
+}
+
 /// Whether `bundle` expired on purpose (its time came), as opposed to being
 /// closed with its session: then a waiting agent is told so, typed.
 pub(super) fn timed_out(bundle: &Bundle) -> bool {

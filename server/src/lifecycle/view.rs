@@ -49,7 +49,7 @@ impl Lifecycle {
                 .map_or_else(|| SUPERSEDED.to_owned(), |s| s.as_str().to_owned()),
         };
         let created_at = bundle.created_at();
-        let listed = PendingBundle::from_messages(
+        let mut listed = PendingBundle::from_messages(
             BundleIdentity {
                 pending_id: pending_id.clone(),
                 task_id: bundle.task_id().to_owned(),
@@ -59,6 +59,7 @@ impl Lifecycle {
             clarify_core::listing::age_seconds(now_micros(), created_at),
             &bundle.messages,
         );
+        listed.expires_at = super::expiry::expires_at_text(bundle);
         let agent_disconnected = bundle
             .messages
             .iter()

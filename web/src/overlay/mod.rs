@@ -39,6 +39,7 @@ pub fn Overlay(
         pending_id: pid,
         context,
         questions,
+        expires_at,
         ..
     } = bundle.bundle;
     let questions: Vec<Question> = questions.into_iter().map(Into::into).collect();
@@ -268,6 +269,8 @@ pub fn Overlay(
                 on:keydown=on_key
             >
                 <h2 id="clarification-heading">"The agent needs your input"</h2>
+                {(!expires_at.is_empty())
+                    .then(|| view! { <p class="hint"><crate::expiry::Countdown deadline=crate::expiry::deadline(&expires_at) /></p> })}
                 {(detached)
                     .then(|| {
                         view! {

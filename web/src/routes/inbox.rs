@@ -10,6 +10,7 @@ use leptos::task::spawn_local;
 
 use super::tasks::TaskList;
 use crate::api::{self, SubmitOutcome};
+use crate::expiry::Countdown;
 use crate::markdown;
 use crate::notify::NotifyButton;
 use crate::overlay::{Drafts, Overlay};
@@ -121,6 +122,7 @@ fn Row(
         1 => "1 question".to_owned(),
         n => format!("{n} questions"),
     };
+    let expires_at = bundle.expires_at.clone();
     let view_of = RwSignal::new(None::<BundleView>);
     let toggle = move |_| {
         if is_open() {
@@ -149,7 +151,11 @@ fn Row(
                 <span class="row-task">{title}</span>
                 <span class="row-age">{age}</span>
                 <span class="row-question" inner_html=markdown::label(&first)></span>
-                <span class="row-count">{count}</span>
+                <span class="row-count">
+                    {count}
+                    {(!expires_at.is_empty())
+                        .then(|| view! { " · " <Countdown deadline=crate::expiry::deadline(&expires_at) /> })}
+                </span>
             </button>
             {move || {
                 is_open()
