@@ -53,6 +53,27 @@ pub fn resume_prompt(questions: &[Question], outcome: &Outcome) -> String {
     prompt
 }
 
+/// The prompt that resumes a detached agent whose question expired
+/// unanswered (issue 18): nobody chose for it, so it decides or asks again.
+#[must_use]
+pub fn expired_prompt(questions: &[Question]) -> String {
+    let mut prompt = String::new();
+    if let [only] = questions {
+        let _ = writeln!(prompt, "You previously asked the user: \"{}\"", only.prompt);
+    } else {
+        prompt.push_str("You previously asked the user:\n");
+        for (i, q) in questions.iter().enumerate() {
+            let _ = writeln!(prompt, "Q{}: {}", i + 1, q.prompt);
+        }
+    }
+    prompt.push_str(EXPIRED);
+    prompt
+}
+
+/// What an agent is told when its question expired unanswered.
+pub const EXPIRED: &str =
+    "Nobody answered before the question expired. Decide yourself, or ask again.";
+
 fn single_answer(question: &Question, answer: Option<&Answer>) -> String {
     let (options, text) = parts(question, answer);
     match (options, text) {

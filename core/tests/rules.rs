@@ -495,6 +495,18 @@ fn agent_texts_for_several_questions() {
     );
 }
 
+#[test]
+fn agent_texts_for_an_expired_question() {
+    assert_eq!(
+        agent_text::expired_prompt(&questions()[..1]),
+        "You previously asked the user: \"Which database?\"\nNobody answered before the question expired. Decide yourself, or ask again."
+    );
+    assert_eq!(
+        agent_text::expired_prompt(&questions()),
+        "You previously asked the user:\nQ1: Which database?\nQ2: Ship today?\nNobody answered before the question expired. Decide yourself, or ask again."
+    );
+}
+
 // ---- Wire input ----
 
 #[test]

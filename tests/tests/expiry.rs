@@ -203,3 +203,46 @@ async fn clarify_ask_expires_in_exits_5_with_status_expired() {
     assert_eq!(printed["answers"], json!([]), "{printed}");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_detached_agent_is_resumed_with_the_news_that_nobody_answered() {
+    let server = TestServer::start().await;
+    let receiver = clarify_tests::Receiver::start().await;
+    let (_, session, agent) = server.session_resumed_by(&receiver).await;
+    let (status, asked) = server
+        .as_token(&agent)
+        .post(
+            "/clarification/request",
+            &json!({"session_id": session, "questions": questions(), "expires_in_seconds": 1}),
+        )
+        .await;
+    assert_eq!(status, 201, "{asked}");
+    let pending = asked["pending_id"].as_str().unwrap().to_owned();
+    let (status, _) = server
+        .as_token(&agent)
+        .post(&format!("/clarification/{pending}/detach"), &json!({}))
+        .await;
+    assert!(status < 300, "detached");
+    // The resume is the receiver's to see: poll it, bounded.
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while receiver.count() == 0 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("resumed within 10 s");
+    let resume = receiver.last();
+    assert_eq!(resume["pending_id"], pending.as_str(), "{resume}");
+    let prompt = resume["prompt"].as_str().unwrap();
+    assert!(
+        prompt.starts_with("You previously asked the user: \"Ship?\""),
+        "{prompt}"
+    );
+    assert!(
+        prompt.ends_with("Decide yourself, or ask again."),
+        "{prompt}"
+    );
+    assert_eq!(resume["response"]["answers"], json!([]), "{resume}");
+    assert_eq!(receiver.count(), 1, "once");
+    server.stop().await;
+}

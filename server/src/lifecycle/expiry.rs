@@ -6,11 +6,14 @@
 
 use std::time::Duration;
 
-use clarify_core::{RespondBody, Response, Status};
+use clarify_core::stored::bundle_questions;
+use clarify_core::{RespondBody, Response, Status, agent_text};
 
+use super::resume::{ResumePayload, ResumeTarget};
 use super::{Lifecycle, Result};
 use crate::clock::{self, now_micros};
 use crate::db::clarification::{self as repo, Bundle, Scope, Transition};
+use crate::db::sessions;
 use crate::waiters::Wake;
 
 /// How often each replica looks for questions that are due.
@@ -76,8 +79,45 @@ impl Lifecycle {
             self.wake(&pending_id, &Wake::Closed);
             self.closed(&changed, bundle.session_id(), bundle.task_id())
                 .await?;
+            self.resume_expired(&bundle, &pending_id).await;
         }
         Ok(expired)
+    }
+
+    /// A detached agent with a resume target is resumed with the news that
+    /// nobody answered (only the replica whose transition expired the
+    /// bundle gets here, so once). A failed dispatch is logged: the
+    /// question stays expired either way.
+    async fn resume_expired(&self, bundle: &Bundle, pending_id: &str) {
+        if !bundle
+            .messages
+            .iter()
+            .any(|m| m.metadata.agent_disconnected)
+        {
+            return;
+        }
+        let target = match sessions::get(self.db.pool(), bundle.session_id()).await {
+            Ok(session) => {
+                session.and_then(|s| serde_json::from_str::<ResumeTarget>(&s.resume_target).ok())
+            }
+            Err(error) => {
+                tracing::warn!(pending_id, %error, "expired, but its agent was not resumed");
+                return;
+            }
+        };
+        let Some(target) = target else { return };
+        let prompt = agent_text::expired_prompt(&bundle_questions(&bundle.messages));
+        let body = expired_body(bundle, pending_id);
+        let payload = ResumePayload {
+            session_id: bundle.session_id(),
+            task_id: bundle.task_id(),
+            pending_id,
+            prompt: &prompt,
+            response: &body.response,
+        };
+        if !self.resumer.dispatch(&target, &payload).await {
+            tracing::warn!(pending_id, "expired, and its agent's resume target refused");
+        }
     }
 
     /// Runs [`Lifecycle::expire_due`] every `every` until `shutdown`.

@@ -96,10 +96,6 @@ pub struct AskOut {
     pub summary: String,
 }
 
-/// What an agent is told when its question expired unanswered.
-const EXPIRED_SUMMARY: &str = "The question expired before anyone answered it. \
-Decide yourself, or ask again.";
-
 /// The agent MCP server.
 #[derive(Debug, Clone)]
 pub struct AgentServer {
@@ -182,7 +178,7 @@ impl AgentServer {
                             rejected: false,
                             reject_reason: String::new(),
                             expired: true,
-                            summary: EXPIRED_SUMMARY.to_owned(),
+                            summary: agent_text::EXPIRED.to_owned(),
                         });
                     }
                     WaitOutcome::Closed => {
