@@ -85,6 +85,14 @@ pub struct NewQuestion {
         skip_serializing_if = "core::ops::Not::not"
     )]
     pub multi_select: bool,
+    /// The option chosen for the agent if the question expires unanswered
+    /// (its id: the agent's own, or the assigned `q1_opt2`); only when every
+    /// question of the bundle has one.
+    #[serde(
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub default_option_id: String,
 }
 
 /// An option as an agent submits it.
@@ -177,6 +185,14 @@ pub enum CreateError {
     /// Both `context` and `context_paragraphs` were given.
     #[error("context: give either context or context_paragraphs, not both")]
     TwoContexts,
+    /// A default names no option of its question.
+    #[error("{field}: {id:?} is not one of the question's option ids")]
+    UnknownDefault {
+        /// `questions[i].default_option_id`.
+        field: FieldPath,
+        /// The id given.
+        id: String,
+    },
 }
 
 impl CreateError {
@@ -190,7 +206,8 @@ impl CreateError {
             | Self::NulCharacter { field }
             | Self::TooLong { field, .. }
             | Self::InvalidId { field, .. }
-            | Self::DuplicateId { field, .. } => field.clone(),
+            | Self::DuplicateId { field, .. }
+            | Self::UnknownDefault { field, .. } => field.clone(),
             Self::TwoContexts => FieldPath::root("context"),
         }
     }
@@ -273,12 +290,20 @@ fn validate_question(
             description: String::from(description),
         });
     }
+    let default_option_id = new.default_option_id.trim();
+    if !default_option_id.is_empty() && !options.iter().any(|o| o.option_id == default_option_id) {
+        return Err(CreateError::UnknownDefault {
+            field: field.clone().dot("default_option_id"),
+            id: String::from(default_option_id),
+        });
+    }
     Ok(Question {
         question_id,
         title: String::from(title),
         prompt,
         options,
         multi_select: new.multi_select,
+        default_option_id: String::from(default_option_id),
     })
 }
 

@@ -34,6 +34,9 @@ pub struct ListedQuestion {
     /// any question accepts several, N8).
     #[serde(default)]
     pub multi_select: bool,
+    /// The option chosen if the bundle expires unanswered; `""` for none.
+    #[serde(default)]
+    pub default_option_id: String,
 }
 
 impl From<ListedQuestion> for crate::Question {
@@ -45,6 +48,7 @@ impl From<ListedQuestion> for crate::Question {
             prompt: listed.prompt,
             options: listed.options,
             multi_select: listed.multi_select,
+            default_option_id: listed.default_option_id,
         }
     }
 }
@@ -98,6 +102,7 @@ impl PendingBundle {
                     status,
                     options: question.options,
                     multi_select: question.multi_select,
+                    default_option_id: question.default_option_id,
                 }
             })
             .collect();

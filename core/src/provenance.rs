@@ -22,6 +22,8 @@ pub enum Channel {
     Mcp,
     /// The `clarify` command line.
     Cli,
+    /// Nobody: the bundle expired and its defaults were chosen.
+    Expiry,
 }
 
 impl Channel {
@@ -33,6 +35,7 @@ impl Channel {
             Self::Rest => "rest",
             Self::Mcp => "mcp",
             Self::Cli => "cli",
+            Self::Expiry => "expiry",
         }
     }
 
@@ -44,6 +47,7 @@ impl Channel {
             "rest" => "over the REST API",
             "mcp" => "over MCP",
             "cli" => "from the command line",
+            "expiry" => "by its defaults, as it expired",
             _ => "",
         }
     }
@@ -80,9 +84,13 @@ impl AnsweredBy {
     /// the seconds between the ask and the answer.
     #[must_use]
     pub fn describe(&self, after_seconds: i64) -> String {
-        let mut text = alloc::format!("Answered by {}", self.user);
+        let mut text = if self.channel == Channel::Expiry.as_str() {
+            String::from("Nobody answered: the defaults were chosen")
+        } else {
+            alloc::format!("Answered by {}", self.user)
+        };
         let channel = Channel::phrase(&self.channel);
-        if !channel.is_empty() {
+        if !channel.is_empty() && self.channel != Channel::Expiry.as_str() {
             text.push(' ');
             text.push_str(channel);
         }
@@ -152,6 +160,15 @@ mod tests {
         assert_eq!(
             by.describe(5),
             "Answered by anonymous over MCP (claude-code), 5 s after it was asked"
+        );
+    }
+
+    #[test]
+    fn defaults_chosen_at_expiry_read_as_nobody_s_answer() {
+        let by = AnsweredBy::new("", Channel::Expiry, "");
+        assert_eq!(
+            by.describe(600),
+            "Nobody answered: the defaults were chosen, 10 min after it was asked"
         );
     }
 

@@ -35,6 +35,10 @@ pub struct Question {
     /// when set.
     #[serde(skip_serializing_if = "core::ops::Not::not")]
     pub multi_select: bool,
+    /// The option chosen if the bundle expires unanswered (when every
+    /// question has one); stored only when set.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub default_option_id: String,
 }
 
 impl Question {

@@ -246,3 +246,97 @@ async fn a_detached_agent_is_resumed_with_the_news_that_nobody_answered() {
     assert_eq!(receiver.count(), 1, "once");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn with_a_default_for_every_question_the_defaults_answer_as_the_expiry_channel() {
+    let server = TestServer::start().await;
+    let (_, session, agent) = server.session(None).await;
+    let both = json!([
+        {"prompt": "Ship?", "default_option_id": "q1_opt2",
+         "options": [{"label": "yes"}, {"label": "no"}]},
+        {"prompt": "Where?", "default_option_id": "eu",
+         "options": [{"id": "us", "label": "US"}, {"id": "eu", "label": "EU"}]}
+    ]);
+    let (status, asked) = server
+        .as_token(&agent)
+        .post(
+            "/clarification/request",
+            &json!({"session_id": session, "questions": both, "expires_in_seconds": 1}),
+        )
+        .await;
+    assert_eq!(status, 201, "{asked}");
+    let pending = asked["pending_id"].as_str().unwrap().to_owned();
+    let (_, listed) = server.get("/pending").await;
+    assert_eq!(
+        listed["bundles"][0]["questions"][1]["default_option_id"], "eu",
+        "answerers see the default: {listed}"
+    );
+
+    let (status, body) = server
+        .as_token(&agent)
+        .get(&format!("/clarification/{pending}/wait?timeout=20"))
+        .await;
+    assert_eq!(
+        (status, &body["status"]),
+        (200, &json!("answered")),
+        "{body}"
+    );
+    assert_eq!(
+        body["response"]["answers"],
+        json!([
+            {"question_id": "q1", "selected_options": ["q1_opt2"], "custom_text": ""},
+            {"question_id": "q2", "selected_options": ["eu"], "custom_text": ""}
+        ])
+    );
+    let (_, view) = server.get(&format!("/clarification/{pending}")).await;
+    assert_eq!(
+        view["answered_by"],
+        json!({"user": "", "channel": "expiry", "client": ""}),
+        "a default is told apart from a person's choice: {view}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_default_on_only_some_questions_expires_unanswered_and_a_wrong_one_is_named() {
+    let server = TestServer::start().await;
+    let (_, session, agent) = server.session(None).await;
+    let some = json!([
+        {"prompt": "Ship?", "default_option_id": "q1_opt1",
+         "options": [{"label": "yes"}, {"label": "no"}]},
+        {"prompt": "Where?", "options": [{"label": "US"}, {"label": "EU"}]}
+    ]);
+    let (status, asked) = server
+        .as_token(&agent)
+        .post(
+            "/clarification/request",
+            &json!({"session_id": session, "questions": some, "expires_in_seconds": 1}),
+        )
+        .await;
+    assert_eq!(status, 201, "{asked}");
+    let pending = asked["pending_id"].as_str().unwrap();
+    let (_, body) = server
+        .as_token(&agent)
+        .get(&format!("/clarification/{pending}/wait?timeout=20"))
+        .await;
+    assert_eq!(body["status"], "expired", "{body}");
+
+    let wrong = json!([{"prompt": "Ship?", "default_option_id": "maybe",
+                        "options": [{"label": "yes"}, {"label": "no"}]}]);
+    let (status, body) = server
+        .as_token(&agent)
+        .post(
+            "/clarification/request",
+            &json!({"session_id": session, "questions": wrong}),
+        )
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("questions[0].default_option_id"),
+        "{body}"
+    );
+    server.stop().await;
+}

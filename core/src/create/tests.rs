@@ -139,3 +139,17 @@ fn deserializes_null_as_absent_and_accepts_id_aliases() {
     assert_eq!(spec.questions[0].options[0].option_id, "a");
     assert_eq!(spec.questions[0].options[1].option_id, "db_opt2");
 }
+
+#[test]
+fn a_default_names_an_option_of_its_own_question() {
+    let mut q = question("?", &["a", "b"]);
+    q.default_option_id = " q1_opt2 ".to_string();
+    let spec = validate_new_bundle(&bundle(vec![q.clone()])).unwrap();
+    assert_eq!(spec.questions[0].default_option_id, "q1_opt2");
+    q.default_option_id = "q2_opt1".to_string();
+    let err = validate_new_bundle(&bundle(vec![q])).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "questions[0].default_option_id: \"q2_opt1\" is not one of the question's option ids"
+    );
+}

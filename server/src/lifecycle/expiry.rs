@@ -7,10 +7,12 @@
 use std::time::Duration;
 
 use clarify_core::stored::bundle_questions;
-use clarify_core::{RespondBody, Response, Status, agent_text};
+use clarify_core::{AnswerInput, Channel, RespondBody, Response, Status, Submission, agent_text};
 
+use super::provenance::Via;
 use super::resume::{ResumePayload, ResumeTarget};
 use super::{Lifecycle, Result};
+use crate::auth::Caller;
 use crate::clock::{self, now_micros};
 use crate::db::clarification::{self as repo, Bundle, Scope, Transition};
 use crate::db::sessions;
@@ -60,6 +62,10 @@ impl Lifecycle {
         let now = now_micros();
         let mut expired = 0;
         for pending_id in repo::due(&self.db, now, PER_PASS).await? {
+            if self.choose_defaults(&pending_id).await? {
+                expired += 1;
+                continue;
+            }
             // The same guard as a claim: only active rows change, so an
             // answer that won first leaves nothing here, and the reverse.
             let changed = repo::transition(
@@ -82,6 +88,38 @@ impl Lifecycle {
             self.resume_expired(&bundle, &pending_id).await;
         }
         Ok(expired)
+    }
+
+    /// When every question of the bundle names a default, the bundle is
+    /// answered with them, through the one claim (so a person's answer
+    /// racing it has exactly one outcome), as the `expiry` channel so the
+    /// agent can tell a default from a person's choice. Whether it did.
+    async fn choose_defaults(&self, pending_id: &str) -> Result<bool> {
+        let Some(bundle) = repo::load(self.db.pool(), pending_id).await? else {
+            return Ok(false);
+        };
+        let questions = bundle_questions(&bundle.messages);
+        if questions.iter().any(|q| q.default_option_id.is_empty()) {
+            return Ok(false);
+        }
+        let answers = questions
+            .iter()
+            .map(|q| AnswerInput {
+                question_id: q.question_id.clone(),
+                selected_options: vec![q.default_option_id.clone()],
+                custom_text: String::new(),
+            })
+            .collect();
+        let via = Via::channel(Channel::Expiry);
+        let submission = Submission::answers(answers);
+        match self
+            .resolve(&Caller::Unscoped, &via, pending_id, &submission)
+            .await
+        {
+            // Either the defaults won, or a person's answer had: done.
+            Ok(_) | Err(super::Error::Conflict(_)) => Ok(true),
+            Err(error) => Err(error),
+        }
     }
 
     /// A detached agent with a resume target is resumed with the news that

@@ -42,7 +42,9 @@ impl Lifecycle {
     /// Who `caller` is, answering through `via`: the user's name under
     /// auth, `anonymous` with auth off.
     pub(super) async fn answered_by(&self, caller: &Caller, via: &Via) -> Result<AnsweredBy> {
+        // Defaults chosen at expiry are nobody's.
         let user = match caller {
+            _ if via.channel == Channel::Expiry => String::new(),
             Caller::User(id) => users::by_id(self.db.pool(), id)
                 .await?
                 .map_or_else(|| id.clone(), |u| u.name),

@@ -50,6 +50,10 @@ pub struct QuestionArg {
     pub options: Vec<OptionArg>,
     /// Let the human choose several options together (checkboxes).
     pub multi_select: bool,
+    /// The option chosen for you if the question expires unanswered (its
+    /// id, `q1_opt2` for the second option of the first question); used
+    /// only when every question has one.
+    pub default_option_id: String,
 }
 
 /// Arguments of `ask_user_question_kandev`.
@@ -131,6 +135,7 @@ impl AgentServer {
                         })
                         .collect(),
                     multi_select: q.multi_select,
+                    default_option_id: q.default_option_id,
                     ..NewQuestion::default()
                 })
                 .collect(),

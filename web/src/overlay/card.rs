@@ -27,6 +27,7 @@ pub(super) fn Card(
         prompt,
         options,
         multi_select,
+        default_option_id,
         ..
     } = question;
     let heading = if title.is_empty() {
@@ -58,6 +59,14 @@ pub(super) fn Card(
                 >
                     <span class="badge" aria-hidden="true">{n + 1}</span>
                     <span class="label" inner_html=markdown::label(&o.label)></span>
+                    {(o.option_id == default_option_id)
+                        .then(|| {
+                            view! {
+                                <span class="default-tag" data-testid="clarification-default">
+                                    "chosen if nobody answers"
+                                </span>
+                            }
+                        })}
                     {(!o.description.is_empty())
                         .then(|| {
                             view! { <span class="description" inner_html=markdown::label(&o.description)></span> }
