@@ -45,6 +45,18 @@ impl TestServer {
         Self::start_on(Arc::new(TestDatabase::create().await), config).await
     }
 
+    /// A server with auth on (`--auth`), the rest as by default.
+    ///
+    /// # Panics
+    /// As [`TestServer::start`].
+    pub async fn start_with_auth() -> Self {
+        Self::start_with(clarify_server::Config {
+            auth: true,
+            ..clarify_server::Config::default()
+        })
+        .await
+    }
+
     /// Another replica on this server's database, started as this one was:
     /// what several `clarify` processes behind a load balancer are.
     ///

@@ -18,11 +18,7 @@ fn pick(option: &str) -> Value {
 }
 
 async fn auth_server() -> TestServer {
-    TestServer::start_with(Config {
-        auth: true,
-        ..Config::default()
-    })
-    .await
+    TestServer::start_with_auth().await
 }
 
 /// A workspace owned by the holder of `token`, a task and session in it,

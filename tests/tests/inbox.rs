@@ -81,11 +81,7 @@ async fn l13_a_bad_query_is_a_400_naming_it() {
 
 #[tokio::test]
 async fn under_auth_an_agent_token_cannot_list() {
-    let server = TestServer::start_with(clarify_server::Config {
-        auth: true,
-        ..clarify_server::Config::default()
-    })
-    .await;
+    let server = TestServer::start_with_auth().await;
     let alice = server.token("alice").await;
     let (_, session, agent) = server.as_token(&alice).session(None).await;
     server.ask(&session, &agent, question("Mine?")).await;

@@ -146,11 +146,7 @@ async fn the_stream_starts_with_what_waits_then_follows_each_change_once() {
 
 #[tokio::test]
 async fn under_auth_each_reader_follows_only_what_they_may_see() {
-    let server = TestServer::start_with(clarify_server::Config {
-        auth: true,
-        ..clarify_server::Config::default()
-    })
-    .await;
+    let server = TestServer::start_with_auth().await;
     assert_eq!(Follower::open(&server, None).await.err(), Some(401));
     let mut workspaces = Vec::new();
     let mut followers = Vec::new();

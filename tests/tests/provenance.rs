@@ -104,11 +104,7 @@ async fn over_mcp_the_client_is_named_and_the_event_carries_it() {
 
 #[tokio::test]
 async fn under_auth_the_user_is_named() {
-    let server = TestServer::start_with(clarify_server::Config {
-        auth: true,
-        ..clarify_server::Config::default()
-    })
-    .await;
+    let server = TestServer::start_with_auth().await;
     let alice = server.token("alice").await;
     let (_, session, agent) = server.as_token(&alice).session(None).await;
     let pending = server.ask(&session, &agent, question()).await;
