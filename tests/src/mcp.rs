@@ -137,3 +137,21 @@ pub fn pending_ids(page: &Value) -> Vec<String> {
         .map(|b| b["pending_id"].as_str().expect("pending_id").to_owned())
         .collect()
 }
+
+/// L3: every key a listed bundle always carries (L4a), present in `bundle`.
+///
+/// # Panics
+/// When one is missing.
+pub fn assert_l3_keys(bundle: &Value) {
+    for key in [
+        "pending_id",
+        "task_id",
+        "session_id",
+        "created_at",
+        "age_seconds",
+        "context",
+        "questions",
+    ] {
+        assert!(bundle.get(key).is_some(), "L3 {key}: {bundle}");
+    }
+}

@@ -3,7 +3,7 @@
 //! `list_pending_questions_kandev` (L1–L16), in REST's error shape.
 
 use clarify_tests::TestServer;
-use clarify_tests::mcp::{call, connect, ok, pending_ids};
+use clarify_tests::mcp::{assert_l3_keys, call, connect, ok, pending_ids};
 use serde_json::{Value, json};
 
 fn question(prompt: &str) -> Value {
@@ -30,17 +30,7 @@ async fn rest_lists_exactly_what_mcp_lists_oldest_first_and_pages() {
     let (status, rest) = server.get("/pending").await;
     assert_eq!(status, 200, "{rest}");
     assert_eq!(pending_ids(&rest), asked, "L5 oldest first: {rest}");
-    for key in [
-        "pending_id",
-        "task_id",
-        "session_id",
-        "created_at",
-        "age_seconds",
-        "context",
-        "questions",
-    ] {
-        assert!(rest["bundles"][0].get(key).is_some(), "L3 {key}: {rest}");
-    }
+    assert_l3_keys(&rest["bundles"][0]);
     let client = connect(&server, "/mcp", None).await;
     let listed = ok(&call(&client, "list_pending_questions_kandev", &json!({})).await);
     assert_eq!(without_ages(rest), without_ages(listed));

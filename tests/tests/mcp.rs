@@ -108,20 +108,7 @@ async fn l3_l11_a_listed_bundle_carries_every_key_and_answers_over_mcp() {
     let page = ok(&call(&client, "list_pending_questions_kandev", &json!({})).await);
     assert_eq!(page["count"], 1);
     let bundle = &page["bundles"][0];
-    for key in [
-        "pending_id",
-        "task_id",
-        "session_id",
-        "created_at",
-        "age_seconds",
-        "context",
-        "questions",
-    ] {
-        assert!(
-            bundle.as_object().unwrap().contains_key(key),
-            "L3 {key}: {bundle}"
-        );
-    }
+    clarify_tests::mcp::assert_l3_keys(bundle);
     assert_eq!(
         (bundle["pending_id"].as_str(), bundle["task_id"].as_str()),
         (Some(pending.as_str()), Some(task.as_str()))
