@@ -122,6 +122,24 @@ async fn a_bundle_is_found_by_pending_id_through_its_index() {
     server.stop().await;
 }
 
+#[tokio::test]
+async fn the_expiry_sweep_reads_only_the_open_expiring_questions() {
+    let server = TestServer::start().await;
+    let sql = clarify_server::db::clarification::due_sql();
+    let steps = plan(&server, &sql, &[Param::Int, Param::Int]).await;
+    assert_no_history_scan(&steps);
+    // SQLite takes migration 0009's index of expiring questions;
+    // PostgreSQL, on a small table, the open questions' index: both hold
+    // open questions only, never the answered history.
+    assert!(
+        steps.iter().any(|s| {
+            s.contains("task_session_messages_expiring") || s.contains("task_session_messages_open")
+        }),
+        "uses an index of open questions: {steps:#?}"
+    );
+    server.stop().await;
+}
+
 /// Neither scans the history nor walks one session's messages through the
 /// (session, created_at) index: a session's open questions and its kept
 /// answers have partial indexes of their own (migration 0007).

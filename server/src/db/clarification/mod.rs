@@ -21,7 +21,7 @@ pub use claim::{
     Claim, Delivery, Guard, Mark, claim_in, complete_active_bundle, delivery_pending, finalize,
     finalize_in, mark, restore,
 };
-pub use transition::{Scope, Transition, due, transition, transition_in};
+pub use transition::{Scope, Transition, due, due_sql, transition, transition_in};
 
 /// D4 as a SQL condition on the message alias `m`: a pending (or
 /// status-less) question of the session's current turn, in a session that

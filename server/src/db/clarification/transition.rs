@@ -102,15 +102,22 @@ pub async fn transition_in(
 /// # Errors
 /// Database errors.
 pub async fn due(db: &Db, now: i64, limit: i64) -> sqlx::Result<Vec<String>> {
-    let rows: Vec<(String, i64)> = sqlx::query_as(crate::db::sql(format!(
+    let rows: Vec<(String, i64)> = sqlx::query_as(crate::db::sql(due_sql()))
+        .bind(now)
+        .bind(limit)
+        .fetch_all(db.pool())
+        .await?;
+    Ok(rows.into_iter().map(|(id, _)| id).collect())
+}
+
+/// The query of [`due`] (`$1` now, `$2` the limit), public so that its
+/// plan can be pinned (`tests/query_plans.rs`).
+#[must_use]
+pub fn due_sql() -> String {
+    format!(
         "SELECT m.pending_id, MIN(m.clarification_expires_at) FROM task_session_messages m \
          WHERE m.clarification_expires_at > 0 AND m.clarification_expires_at <= $1 AND {} \
          GROUP BY m.pending_id ORDER BY 2 LIMIT $2",
         active("m")
-    )))
-    .bind(now)
-    .bind(limit)
-    .fetch_all(db.pool())
-    .await?;
-    Ok(rows.into_iter().map(|(id, _)| id).collect())
+    )
 }
