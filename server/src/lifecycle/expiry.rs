@@ -16,7 +16,6 @@ use crate::auth::Caller;
 use crate::clock::{self, now_micros};
 use crate::db::clarification::{self as repo, Bundle, Scope, Transition};
 use crate::db::sessions;
-use crate::waiters::Wake;
 
 /// How often each replica looks for questions that are due.
 pub const EXPIRY_EVERY: Duration = Duration::from_secs(1);
@@ -82,7 +81,7 @@ impl Lifecycle {
             let Some(bundle) = repo::load(self.db.pool(), &pending_id).await? else {
                 continue;
             };
-            self.wake(&pending_id, &Wake::Closed);
+            // `closed` wakes the waiters and tells the browsers.
             self.closed(&changed, bundle.session_id(), bundle.task_id())
                 .await?;
             self.resume_expired(&bundle, &pending_id).await;
