@@ -184,3 +184,32 @@ async fn under_auth_each_reader_follows_only_what_they_may_see() {
     );
     server.stop().await;
 }
+
+#[tokio::test]
+async fn streams_share_the_event_connection_cap() {
+    let server = TestServer::start_with(clarify_server::Config {
+        ws_per_identity: Some(2),
+        ..clarify_server::Config::default()
+    })
+    .await;
+    let first = Follower::open(&server, None).await.unwrap();
+    let _second = Follower::open(&server, None).await.unwrap();
+    assert_eq!(
+        Follower::open(&server, None).await.err(),
+        Some(429),
+        "a third stream is over the cap"
+    );
+    // A closed stream frees its place.
+    drop(first);
+    let reopened = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            if let Ok(follower) = Follower::open(&server, None).await {
+                return follower;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    assert!(reopened.is_ok(), "the place came back");
+    server.stop().await;
+}

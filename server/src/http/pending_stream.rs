@@ -5,7 +5,9 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
+use std::sync::Arc;
 
+use axum::Extension;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::http::header::HOST;
@@ -14,8 +16,9 @@ use clarify_core::api::Notice;
 use futures_util::Stream;
 use tokio::sync::broadcast::{Receiver, error::RecvError};
 
-use super::error::Result;
+use super::error::{Error, Result};
 use super::visibility::Visibility;
+use super::ws::limits::{Place, Sockets};
 use crate::AppState;
 use crate::auth::Caller;
 use crate::events::Event;
@@ -32,15 +35,23 @@ const REMEMBERED: usize = 4096;
     tag = "clarification",
     responses(
         (status = 200, description = "text/event-stream: one `Notice` (JSON) per event, named by its `event`; those waiting now first; a `resync` event means some were missed", content_type = "text/event-stream", body = Notice),
+        (status = 429, description = "As many event connections (streams and WebSockets) open as this identity, or the server, may hold", body = clarify_core::ErrorBody),
     )
 )]
 pub async fn stream(
     State(state): State<AppState>,
+    Extension(sockets): Extension<Arc<Sockets>>,
     caller: Caller,
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = std::result::Result<SseEvent, Infallible>>>> {
     // Agents ask and wait; following the queue is for the people answering.
     caller.person()?;
+    // A stream holds a place like a WebSocket does, under the same caps
+    // (per identity and in total), so no token holder can open them
+    // without end.
+    let place = sockets
+        .open(&caller)
+        .map_err(|full| Error::TooMany(full.reason()))?;
     let base = base_url(&headers);
     // Subscribed before the snapshot is read: nothing falls between them
     // (a change seen twice is sent once, see `Follower::fresh`).
@@ -53,6 +64,7 @@ pub async fn stream(
         base,
         queued: VecDeque::new(),
         last: HashMap::new(),
+        _place: place,
     };
     for notice in snapshot {
         if follower.fresh(&notice) {
@@ -84,6 +96,8 @@ struct Follower {
     queued: VecDeque<Notice>,
     /// The last notice sent per bundle.
     last: HashMap<String, String>,
+    /// Its place among the event connections, freed when the stream ends.
+    _place: Place,
 }
 
 impl Follower {
