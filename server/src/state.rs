@@ -6,7 +6,9 @@ use crate::db::Db;
 use crate::db::clarification::Guard;
 use crate::events::Events;
 use crate::lifecycle::resume::{AllowedCommands, COMMAND_TIMEOUT, Resumer, WebhookNetworks};
-use crate::lifecycle::{EXPIRY_EVERY, Lifecycle, ORPHAN_AFTER, SWEEP_EVERY};
+use crate::lifecycle::{
+    EXPIRY_EVERY, Error, FIRST_RETRY, Lifecycle, Notifications, ORPHAN_AFTER, SWEEP_EVERY,
+};
 use crate::waiters::Waiters;
 
 /// How the server was started.
@@ -51,6 +53,16 @@ pub struct Config {
     /// When a question whose ask names no time expires (`--question-ttl`);
     /// never when unset.
     pub question_ttl: Option<std::time::Duration>,
+    /// Webhooks told of every bundle that waits, is resolved, expires or
+    /// is cancelled, and reminded before expiry (`--notify-webhook`); each
+    /// workspace may add its own.
+    pub notify_webhooks: Vec<String>,
+    /// The server's URL as people reach it, for the links in notices
+    /// (`--public-url`); `http://localhost:7420` when unset.
+    pub public_url: Option<String>,
+    /// The first retry's delay for a notice; [`FIRST_RETRY`] when unset
+    /// (tests shorten it).
+    pub notify_first_retry: Option<std::time::Duration>,
 }
 
 impl Config {
@@ -72,6 +84,26 @@ impl Config {
             .iter()
             .fold(networks, |n, socket| n.with_own(*socket));
         Resumer::new(commands, networks)
+    }
+
+    /// Where notices go, each target checked against the same network
+    /// policy as resume webhooks.
+    fn notifications(&self, resumer: &Resumer) -> Result<Notifications, Error> {
+        for url in &self.notify_webhooks {
+            resumer
+                .webhooks()
+                .check("--notify-webhook", url)
+                .map_err(Error::Invalid)?;
+        }
+        let base = self
+            .public_url
+            .as_deref()
+            .unwrap_or("http://localhost:7420");
+        Ok(Notifications::new(
+            self.notify_webhooks.clone(),
+            base,
+            Some(self.notify_first_retry.unwrap_or(FIRST_RETRY)),
+        ))
     }
 }
 
@@ -95,8 +127,11 @@ impl AppState {
     /// runs start-up reconciliation (R6).
     ///
     /// # Errors
-    /// Database errors during reconciliation.
-    pub async fn new(db: Db, config: Config) -> Result<Self, crate::lifecycle::Error> {
+    /// A `--notify-webhook` the network policy refuses; database errors
+    /// during reconciliation.
+    pub async fn new(db: Db, config: Config) -> Result<Self, Error> {
+        let resumer = config.resumer();
+        let notifications = config.notifications(&resumer)?;
         let shutdown = tokio_util::sync::CancellationToken::new();
         let waiters = Waiters::default();
         let here = Events::default();
@@ -108,10 +143,11 @@ impl AppState {
             waiters,
             events.clone(),
             cluster,
-            config.resumer(),
+            resumer,
             shutdown.clone(),
         )
-        .with_question_ttl(config.question_ttl);
+        .with_question_ttl(config.question_ttl)
+        .with_notifications(notifications);
         let reconciled = if shared {
             // Other replicas may be delivering their claims right now: only
             // the abandoned ones are reconciled, now and from time to time.
@@ -140,6 +176,7 @@ impl AppState {
                 .clone()
                 .sweep_expired(EXPIRY_EVERY, shutdown.clone()),
         );
+        tokio::spawn(lifecycle.clone().deliver_notifications(shutdown.clone()));
         Ok(Self {
             lifecycle,
             events,

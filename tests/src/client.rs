@@ -50,6 +50,11 @@ impl Api<'_> {
         self.send(reqwest::Method::PATCH, path, Some(body)).await
     }
 
+    /// PUTs JSON; returns status and parsed body.
+    pub async fn put(&self, path: &str, body: &Value) -> (u16, Value) {
+        self.send(reqwest::Method::PUT, path, Some(body)).await
+    }
+
     /// GETs; returns status and parsed body.
     pub async fn get(&self, path: &str) -> (u16, Value) {
         self.send(reqwest::Method::GET, path, None).await

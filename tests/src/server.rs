@@ -222,6 +222,17 @@ impl TestServer {
         &self.client
     }
 
+    /// Stops the server, waits until it has finished, and starts it again
+    /// on the same database with the same configuration (on a new port).
+    ///
+    /// # Panics
+    /// As [`TestServer::stop`] and [`TestServer::start`].
+    pub async fn restart(self) -> Self {
+        let (database, config) = (self.database.clone(), self.config.clone());
+        self.stop().await;
+        Self::start_on(database, config).await
+    }
+
     /// Stops the server and waits until it has finished.
     ///
     /// # Panics

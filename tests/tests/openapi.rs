@@ -18,6 +18,8 @@ const OPERATIONS: &[(&str, &str)] = &[
     ("get", "/api/v1/openapi.json"),
     ("post", "/api/v1/workspaces"),
     ("get", "/api/v1/workspaces"),
+    ("get", "/api/v1/workspaces/{id}/notify"),
+    ("put", "/api/v1/workspaces/{id}/notify"),
     ("post", "/api/v1/tasks"),
     ("get", "/api/v1/tasks"),
     ("get", "/api/v1/tasks/{id}"),

@@ -11,9 +11,11 @@ mod resources;
 mod views;
 
 pub use notice::Notice;
-pub use requests::{Ask, Login, NewSession, NewTask, NewWorkspace, ResumeTarget, SessionPatch};
+pub use requests::{
+    Ask, Login, NewSession, NewTask, NewWorkspace, ResumeTarget, SessionPatch, SetWorkspaceNotify,
+};
 pub use resources::{
     CreatedSession, Me, Message, Messages, Session, SessionView, Sessions, Task, TaskView, Tasks,
-    Turn, User, Workspace, Workspaces,
+    Turn, User, Workspace, WorkspaceNotify, Workspaces,
 };
 pub use views::{Acknowledged, Asked, BundleView, Event, LoggedIn, MessageEvent};

@@ -1,6 +1,6 @@
 //! What people following the queue are told: a bundle started waiting, or
-//! stopped (`GET /pending/stream`; the operator webhooks to come carry the
-//! same body).
+//! stopped, or is about to expire (`GET /pending/stream` and the operator
+//! webhooks send the same body).
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -13,8 +13,9 @@ use crate::provenance::{AnsweredBy, Channel};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Notice {
-    /// `waiting`, `resolved` (answered or declined), `expired` or
-    /// `cancelled`.
+    /// `waiting`, `resolved` (answered or declined), `expired`,
+    /// `cancelled`, or `reminder` (webhooks only: 80% of its time to expiry
+    /// has passed).
     pub event: String,
     /// A readable line, with the link to answer while it waits (what a
     /// Slack or Mattermost incoming webhook shows).
@@ -33,6 +34,8 @@ pub struct Notice {
     pub url: String,
     /// Who resolved it; `null` until then.
     pub answered_by: Option<AnsweredBy>,
+    /// When it expires unanswered (RFC 3339); `""` for never.
+    pub expires_at: String,
 }
 
 impl Notice {
@@ -48,6 +51,13 @@ impl Notice {
             ("waiting", _) => alloc::format!(
                 "An agent is waiting on “{}”: {first}{more} Answer at {}",
                 self.task,
+                self.url
+            ),
+            ("reminder", _) => alloc::format!(
+                "Reminder: an agent is still waiting on “{}”: {first}{more} It expires at {}. \
+                 Answer at {}",
+                self.task,
+                self.expires_at,
                 self.url
             ),
             ("resolved", Some(by)) => alloc::format!(
@@ -76,6 +86,7 @@ mod tests {
             questions: vec!["Which database?".into(), "Which port?".into()],
             url: "http://localhost:7420/t/t".into(),
             answered_by: None,
+            expires_at: "2026-12-01T10:00:00Z".into(),
         }
     }
 
@@ -90,6 +101,11 @@ mod tests {
         assert_eq!(
             resolved.describe(),
             "Answered by alice in the browser: Which database? (+1 more)"
+        );
+        assert_eq!(
+            notice("reminder").describe(),
+            "Reminder: an agent is still waiting on “Migrate”: Which database? (+1 more) It \
+             expires at 2026-12-01T10:00:00Z. Answer at http://localhost:7420/t/t"
         );
         assert_eq!(
             notice("cancelled").describe(),

@@ -21,6 +21,17 @@ pub struct NewWorkspace {
     pub name: String,
 }
 
+/// `PUT /workspaces/{id}/notify`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SetWorkspaceNotify {
+    /// Where the workspace's notices are POSTed (http or https); `null` or
+    /// `""` stops them.
+    #[cfg_attr(feature = "openapi", schema(max_length = 2000))]
+    pub webhook_url: Option<String>,
+}
+
 /// `POST /tasks`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -25,6 +25,17 @@ pub struct Workspace {
     pub created_at: String,
 }
 
+/// A workspace's notifications (`GET`/`PUT /workspaces/{id}/notify`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct WorkspaceNotify {
+    /// The workspace.
+    pub workspace_id: String,
+    /// Where its notices are POSTed; `""` for nowhere (the server's own
+    /// `--notify-webhook` targets still get them).
+    pub webhook_url: String,
+}
+
 /// `GET /workspaces`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -10,6 +10,7 @@ pub mod clarification;
 pub mod dialect;
 pub mod mcp_owners;
 pub mod messages;
+pub mod notifications;
 pub mod pending;
 pub mod replicas;
 pub mod sessions;

@@ -70,6 +70,10 @@ fn protected() -> OpenApiRouter<AppState> {
         ))
         .routes(routes!(management::tasks::get_task))
         .routes(routes!(
+            management::notify::get_notify,
+            management::notify::set_notify
+        ))
+        .routes(routes!(
             management::sessions::create_session,
             management::sessions::list_sessions
         ))

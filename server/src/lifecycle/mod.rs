@@ -16,6 +16,7 @@ mod error;
 mod expiry;
 mod live;
 mod notice;
+mod notify;
 pub mod projection;
 mod provenance;
 mod publish;
@@ -29,6 +30,7 @@ mod wait;
 pub use ask::Created;
 pub use error::{Error, Result};
 pub use expiry::{EXPIRY_EVERY, expires_in};
+pub use notify::{FIRST_RETRY, NOTIFY_FOR, Notifications};
 pub use provenance::Via;
 pub use reconcile::{ORPHAN_AFTER, SWEEP_EVERY};
 pub use wait::WaitOutcome;
@@ -52,6 +54,8 @@ pub struct Lifecycle {
     shutdown: tokio_util::sync::CancellationToken,
     /// When a question expires if its ask does not say (`--question-ttl`).
     question_ttl: Option<std::time::Duration>,
+    /// Where notices go (`--notify-webhook`, workspaces' own).
+    notifications: Notifications,
 }
 
 impl Lifecycle {
@@ -75,6 +79,7 @@ impl Lifecycle {
             resumer,
             shutdown,
             question_ttl: None,
+            notifications: Notifications::default(),
         }
     }
 
@@ -83,6 +88,14 @@ impl Lifecycle {
     #[must_use]
     pub fn with_question_ttl(mut self, ttl: Option<std::time::Duration>) -> Self {
         self.question_ttl = ttl;
+        self
+    }
+
+    /// The same service, notifying as `notifications` says, through the
+    /// resume webhooks' client and network policy.
+    #[must_use]
+    pub fn with_notifications(mut self, notifications: Notifications) -> Self {
+        self.notifications = notifications.sending_through(self.resumer.webhooks().clone());
         self
     }
 

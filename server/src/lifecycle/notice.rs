@@ -1,7 +1,7 @@
 //! Notices for the people following the queue (`GET /pending/stream`): a
 //! bundle started waiting, or stopped, made from the events the lifecycle
 //! already publishes, with what a reader needs (task, questions, link, who
-//! answered).
+//! answered). The operator webhooks (`notify`) send the same notices.
 
 use clarify_core::api::{Event, Notice};
 use clarify_core::{EventKind, MessageKind, winner};
@@ -13,7 +13,7 @@ use crate::db::clarification::{self as repo, Bundle};
 use crate::db::tasks;
 
 /// What an event says about its bundle, if anything a follower cares for.
-fn change_of(event: &Event) -> Option<(&str, &'static str)> {
+pub(super) fn change_of(event: &Event) -> Option<(&str, &'static str)> {
     let payload = &event.payload;
     let metadata = &payload["metadata"];
     // One notice per bundle: its first question's message stands for it.
@@ -70,7 +70,7 @@ impl Lifecycle {
         Ok(notices)
     }
 
-    async fn notice(&self, bundle: &Bundle, change: &str, base: &str) -> Result<Notice> {
+    pub(super) async fn notice(&self, bundle: &Bundle, change: &str, base: &str) -> Result<Notice> {
         let task = tasks::get(self.db.pool(), bundle.task_id())
             .await?
             .map(|t| t.title)
@@ -95,6 +95,7 @@ impl Lifecycle {
                 .collect(),
             url: format!("{base}/t/{}", bundle.task_id()),
             answered_by,
+            expires_at: super::expiry::expires_at_text(bundle),
         };
         notice.text = notice.describe();
         Ok(notice)

@@ -1,4 +1,5 @@
-//! Browser events, published only once what they announce is durable.
+//! Browser events, published only once what they announce is durable; the
+//! notices they make are queued from here too (`notify`).
 
 use clarify_core::{EventKind, api, pending_action};
 use serde_json::json;
@@ -38,13 +39,14 @@ impl Lifecycle {
                 message: message.clone().into(),
                 pending_action,
             };
-            self.events.publish(kind, json!(payload));
+            let event = self.events.publish(kind, json!(payload));
+            self.notify_change(&event);
         }
         Ok(())
     }
 
     pub(super) async fn publish_session(&self, session_id: &str, task_id: &str) {
-        self.events.publish(
+        let _ = self.events.publish(
             EventKind::TaskUpdated,
             json!({"task_id": task_id, "session_id": session_id}),
         );

@@ -1,6 +1,7 @@
 //! Workspaces, tasks, sessions, turns and transcripts: the resources around
 //! the questions, and who may see them.
 
+pub mod notify;
 pub mod sessions;
 pub mod tasks;
 

@@ -17,14 +17,13 @@ use serde::Serialize;
 pub use clarify_core::api::ResumeTarget;
 pub use command::{AllowedCommands, COMMAND_TIMEOUT};
 pub use network::WebhookNetworks;
-pub use webhook::WEBHOOK_TIMEOUT;
+pub use webhook::{Sent, WEBHOOK_TIMEOUT, Webhooks};
 
 /// What resume targets may do here, and the client webhooks go through.
 #[derive(Debug, Clone)]
 pub struct Resumer {
     commands: AllowedCommands,
-    networks: WebhookNetworks,
-    http: reqwest::Client,
+    webhooks: Webhooks,
 }
 
 impl Default for Resumer {
@@ -37,11 +36,9 @@ impl Resumer {
     /// A resumer bounded by `commands` and `networks`.
     #[must_use]
     pub fn new(commands: AllowedCommands, networks: WebhookNetworks) -> Self {
-        let http = webhook::client(&networks);
         Self {
             commands,
-            networks,
-            http,
+            webhooks: Webhooks::new(networks),
         }
     }
 
@@ -53,19 +50,7 @@ impl Resumer {
     pub fn check(&self, target: &ResumeTarget) -> Result<(), String> {
         match target {
             ResumeTarget::Webhook { webhook_url } => {
-                let url = reqwest::Url::parse(webhook_url)
-                    .ok()
-                    .filter(|u| matches!(u.scheme(), "http" | "https"))
-                    .ok_or("resume.webhook_url: must be an http:// or https:// URL")?;
-                if webhook::literal_admitted(&self.networks, &url) {
-                    Ok(())
-                } else {
-                    Err(
-                        "resume.webhook_url: may not point at a loopback, private or link-local \
-                         address (the operator allows networks with --allow-webhook-network)"
-                            .into(),
-                    )
-                }
+                self.webhooks.check("resume.webhook_url", webhook_url)
             }
             ResumeTarget::Command { command } => match command.first() {
                 Some(program) if !program.trim().is_empty() => {
@@ -83,13 +68,23 @@ impl Resumer {
         }
     }
 
+    /// The webhook client and policy (notifications go through it too).
+    #[must_use]
+    pub fn webhooks(&self) -> &Webhooks {
+        &self.webhooks
+    }
+
     /// Hands the resume to `target`; `true` when it was accepted. The
     /// policy is checked again: it may have changed since the session was
     /// created.
     pub async fn dispatch(&self, target: &ResumeTarget, payload: &ResumePayload<'_>) -> bool {
         match target {
             ResumeTarget::Webhook { webhook_url } => {
-                webhook::send(&self.http, &self.networks, webhook_url, payload).await
+                let Ok(body) = serde_json::to_string(payload) else {
+                    return false;
+                };
+                let what = format!("resume of {}", payload.pending_id);
+                self.webhooks.post(webhook_url, body, &[], &what).await == Sent::Accepted
             }
             ResumeTarget::Command { command } => self.commands.start(command, payload),
         }

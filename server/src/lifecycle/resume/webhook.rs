@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
-use super::ResumePayload;
 use super::network::WebhookNetworks;
 
 /// How long a webhook has to accept a resume.
@@ -19,7 +18,7 @@ pub const WEBHOOK_TIMEOUT: Duration = Duration::from_secs(10);
 /// # Panics
 /// When the TLS backend cannot start (a broken build, not a runtime state).
 #[must_use]
-pub fn client(networks: &WebhookNetworks) -> reqwest::Client {
+fn client(networks: &WebhookNetworks) -> reqwest::Client {
     reqwest::Client::builder()
         // A redirect would be a second, unchecked request.
         .redirect(reqwest::redirect::Policy::none())
@@ -56,7 +55,7 @@ impl Resolve for Guarded {
 /// happens then), names one the policy admits. Named hosts are checked by
 /// the resolver.
 #[must_use]
-pub fn literal_admitted(networks: &WebhookNetworks, url: &reqwest::Url) -> bool {
+fn literal_admitted(networks: &WebhookNetworks, url: &reqwest::Url) -> bool {
     let Some(host) = url.host_str() else {
         return false;
     };
@@ -67,36 +66,96 @@ pub fn literal_admitted(networks: &WebhookNetworks, url: &reqwest::Url) -> bool 
     networks.admits_socket(SocketAddr::new(ip, port))
 }
 
-/// POSTs the resume; `true` when the webhook answered 2xx.
-pub async fn send(
-    client: &reqwest::Client,
-    networks: &WebhookNetworks,
-    webhook_url: &str,
-    payload: &ResumePayload<'_>,
-) -> bool {
-    let pending_id = payload.pending_id;
-    let Ok(url) = reqwest::Url::parse(webhook_url) else {
-        tracing::warn!(pending_id, "resume webhook URL no longer parses");
-        return false;
-    };
-    if !literal_admitted(networks, &url) {
-        tracing::warn!(
-            pending_id,
-            "resume webhook refused: its address is not one webhooks may reach"
-        );
-        return false;
+/// The guarded client and the policy it sends under: what resume and
+/// notification webhooks both go through.
+#[derive(Debug, Clone)]
+pub struct Webhooks {
+    networks: WebhookNetworks,
+    http: reqwest::Client,
+}
+
+/// How a POST to a webhook went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sent {
+    /// It answered 2xx.
+    Accepted,
+    /// It answered otherwise, or could not be reached: worth another try.
+    Failed,
+    /// Its URL does not parse or names an address the policy refuses: no
+    /// try will ever reach it.
+    Refused,
+}
+
+impl Webhooks {
+    /// A client bounded by `networks`.
+    #[must_use]
+    pub fn new(networks: WebhookNetworks) -> Self {
+        let http = client(&networks);
+        Self { networks, http }
     }
-    // The body is never read: only the status counts, and an endless or
-    // huge answer costs nothing.
-    match client.post(url).json(payload).send().await {
-        Ok(response) if response.status().is_success() => true,
-        Ok(response) => {
-            tracing::warn!(pending_id, status = %response.status(), "resume webhook refused");
-            false
+
+    /// Checks a webhook URL given by a caller: http(s), and not naming an
+    /// address the policy refuses (named hosts are checked again each time
+    /// they resolve).
+    ///
+    /// # Errors
+    /// A message naming `field`.
+    pub fn check(&self, field: &str, url: &str) -> Result<(), String> {
+        let url = reqwest::Url::parse(url)
+            .ok()
+            .filter(|u| matches!(u.scheme(), "http" | "https"))
+            .ok_or_else(|| format!("{field}: must be an http:// or https:// URL"))?;
+        if literal_admitted(&self.networks, &url) {
+            Ok(())
+        } else {
+            Err(format!(
+                "{field}: may not point at a loopback, private or link-local address (the \
+                 operator allows networks with --allow-webhook-network)"
+            ))
         }
-        Err(error) => {
-            tracing::warn!(pending_id, %error, "resume webhook failed");
-            false
+    }
+
+    /// POSTs `body` (JSON) to `webhook_url` with `headers`; `what` names
+    /// the request in the log. The policy is checked again: it may have
+    /// changed since the URL was given.
+    pub async fn post(
+        &self,
+        webhook_url: &str,
+        body: String,
+        headers: &[(&'static str, &str)],
+        what: &str,
+    ) -> Sent {
+        let Ok(url) = reqwest::Url::parse(webhook_url) else {
+            tracing::warn!(what, "webhook URL no longer parses");
+            return Sent::Refused;
+        };
+        if !literal_admitted(&self.networks, &url) {
+            tracing::warn!(
+                what,
+                "webhook refused: its address is not one webhooks may reach"
+            );
+            return Sent::Refused;
+        }
+        let mut request = self
+            .http
+            .post(url)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        // The body is never read: only the status counts, and an endless or
+        // huge answer costs nothing.
+        match request.send().await {
+            Ok(response) if response.status().is_success() => Sent::Accepted,
+            Ok(response) => {
+                tracing::warn!(what, status = %response.status(), "webhook refused");
+                Sent::Failed
+            }
+            Err(error) => {
+                tracing::warn!(what, %error, "webhook failed");
+                Sent::Failed
+            }
         }
     }
 }

@@ -1,0 +1,129 @@
+//! `clarify serve`: opens the database, binds the listener, starts the
+//! state and serves until Ctrl-C or SIGTERM.
+
+use std::io::Write as _;
+
+use tokio::net::TcpListener;
+
+use super::{ServeArgs, demo};
+use crate::AppState;
+
+pub(super) async fn serve(args: ServeArgs) -> Result<(), String> {
+    // The database opens first: once "listening on" is printed, every route works.
+    let db = args.database.open().await?;
+    // The demo agent's webhook is this process's own: bound first, so the
+    // server can let webhooks reach exactly it.
+    let demo_webhook = if args.demo {
+        Some(demo::bind_webhook().await?)
+    } else {
+        None
+    };
+    let own_webhook_sockets = demo_webhook
+        .iter()
+        .filter_map(|listener| listener.local_addr().ok())
+        .collect();
+    let mut allowed_hosts = args.allowed_hosts.clone();
+    // The old variable still works.
+    if let Ok(old) = std::env::var("CLARIFY_MCP_ALLOWED_HOSTS") {
+        allowed_hosts.extend(
+            old.split(',')
+                .map(str::trim)
+                .filter(|h| !h.is_empty())
+                .map(str::to_owned),
+        );
+    }
+    // Bound before the state starts, so notices can link to the real port.
+    let listener = TcpListener::bind(args.listen)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| format!("cannot read the bound address: {e}"))?;
+    let public_url = args.public_url.clone().unwrap_or_else(|| {
+        if addr.ip().is_unspecified() {
+            format!("http://localhost:{}", addr.port())
+        } else {
+            format!("http://{addr}")
+        }
+    });
+    let config = crate::Config {
+        auth: args.auth,
+        cors_origin: args.cors_origin.clone(),
+        allowed_hosts,
+        allowed_resume_commands: args.allow_resume_commands.clone(),
+        resume_command_timeout: Some(std::time::Duration::from_secs(args.resume_command_timeout)),
+        allowed_webhook_networks: args.allow_webhook_networks.clone(),
+        own_webhook_sockets,
+        progress_interval: None,
+        sweep_interval: None,
+        orphan_after: None,
+        ws_per_identity: None,
+        mcp_sessions_per_identity: None,
+        ws_total: None,
+        question_ttl: args.question_ttl,
+        notify_webhooks: args.notify_webhooks.clone(),
+        public_url: Some(public_url),
+        notify_first_retry: None,
+    };
+    // The demo user needs a token when auth is on; the browser logs in with it.
+    let demo_token = if args.demo && args.auth {
+        let (token, _) = crate::auth::tokens::create(&db, "demo", None)
+            .await
+            .map_err(|e| format!("cannot create the demo token: {e}"))?;
+        Some(token)
+    } else {
+        None
+    };
+    let state = AppState::new(db, config)
+        .await
+        .map_err(|e| format!("cannot start: {e}"))?;
+    // Test harnesses and scripts wait for this exact line to learn the port,
+    // so it goes to stdout (logs go to stderr) and is flushed at once.
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "listening on http://{addr}")
+        .and_then(|()| stdout.flush())
+        .map_err(|e| format!("cannot write to stdout: {e}"))?;
+    drop(stdout);
+
+    if let Some(webhook) = demo_webhook {
+        if let Some(token) = &demo_token {
+            tracing::info!("demo: log in at http://{addr}/login with {token}");
+        }
+        let patience = std::time::Duration::from_secs(args.demo_patience);
+        tokio::spawn(demo::run(addr, demo_token, patience, webhook));
+    }
+    crate::serve(listener, state, shutdown_signal())
+        .await
+        .map_err(|e| format!("server failed: {e}"))
+}
+
+/// Resolves on Ctrl-C or, on Unix, SIGTERM (what process supervisors send).
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if let Err(e) = tokio::signal::ctrl_c().await {
+            tracing::warn!("cannot listen for Ctrl-C: {e}");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut sigterm) => {
+                sigterm.recv().await;
+            }
+            Err(e) => {
+                tracing::warn!("cannot listen for SIGTERM: {e}");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+
+    tokio::select! {
+        () = ctrl_c => {}
+        () = terminate => {}
+    }
+    tracing::info!("shutting down");
+}

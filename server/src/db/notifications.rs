@@ -1,0 +1,208 @@
+//! Notifications (migration `0010_notifications`): each workspace's own
+//! webhook, and the outbox of notices every replica delivers from.
+
+use sqlx::{AnyExecutor, FromRow};
+
+/// The webhook `workspace_id`'s owner set, if any.
+///
+/// # Errors
+/// Database errors.
+pub async fn workspace_webhook(
+    db: impl AnyExecutor<'_>,
+    workspace_id: &str,
+) -> sqlx::Result<Option<String>> {
+    sqlx::query_scalar("SELECT webhook_url FROM workspace_notify WHERE workspace_id = $1")
+        .bind(workspace_id)
+        .fetch_optional(db)
+        .await
+}
+
+/// The webhook of the workspace `task_id` belongs to, if any.
+///
+/// # Errors
+/// Database errors.
+pub async fn webhook_of_task(
+    db: impl AnyExecutor<'_>,
+    task_id: &str,
+) -> sqlx::Result<Option<String>> {
+    sqlx::query_scalar(
+        "SELECT n.webhook_url FROM tasks t \
+         JOIN workspace_notify n ON n.workspace_id = t.workspace_id WHERE t.id = $1",
+    )
+    .bind(task_id)
+    .fetch_optional(db)
+    .await
+}
+
+/// Sets (or, with `None`, removes) `workspace_id`'s webhook.
+///
+/// # Errors
+/// Database errors.
+pub async fn set_workspace_webhook(
+    db: impl AnyExecutor<'_>,
+    workspace_id: &str,
+    webhook_url: Option<&str>,
+    now: i64,
+) -> sqlx::Result<()> {
+    let query = match webhook_url {
+        Some(url) => sqlx::query(
+            "INSERT INTO workspace_notify (workspace_id, webhook_url, updated_at) \
+             VALUES ($1, $2, $3) ON CONFLICT (workspace_id) \
+             DO UPDATE SET webhook_url = excluded.webhook_url, updated_at = excluded.updated_at",
+        )
+        .bind(workspace_id)
+        .bind(url)
+        .bind(now),
+        None => {
+            sqlx::query("DELETE FROM workspace_notify WHERE workspace_id = $1").bind(workspace_id)
+        }
+    };
+    query.execute(db).await?;
+    Ok(())
+}
+
+/// A notice to deliver to one target.
+#[derive(Debug, Clone, FromRow)]
+pub struct Outgoing {
+    /// The row.
+    pub id: String,
+    /// The webhook's URL.
+    pub target: String,
+    /// `pending_id:event`, sent as the `Idempotency-Key`.
+    pub event_key: String,
+    /// The bundle it is about.
+    pub pending_id: String,
+    /// `waiting`, `resolved`, `expired`, `cancelled` or `reminder`.
+    pub event: String,
+    /// The JSON body.
+    pub body: String,
+    /// Attempts made so far.
+    pub attempts: i64,
+    /// When it is due (a claimed row: when its sender's lease ends).
+    pub next_at: i64,
+    /// After this, no more attempts.
+    pub deadline: i64,
+}
+
+/// Queues `row` (its `attempts` and `next_at` as given); `false` when the
+/// same notice was already queued for the same target (by this replica or
+/// another).
+///
+/// # Errors
+/// Database errors.
+pub async fn enqueue(db: impl AnyExecutor<'_>, row: &Outgoing, now: i64) -> sqlx::Result<bool> {
+    let done = sqlx::query(
+        "INSERT INTO notification_outbox \
+         (id, target, event_key, pending_id, event, body, state, attempts, next_at, deadline, \
+          created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, 'queued', 0, $7, $8, $9, $9) \
+         ON CONFLICT (target, event_key) DO NOTHING",
+    )
+    .bind(&row.id)
+    .bind(&row.target)
+    .bind(&row.event_key)
+    .bind(&row.pending_id)
+    .bind(&row.event)
+    .bind(&row.body)
+    .bind(row.next_at)
+    .bind(row.deadline)
+    .bind(now)
+    .execute(db)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Queued rows due at `now`, soonest first.
+///
+/// # Errors
+/// Database errors.
+pub async fn due(db: impl AnyExecutor<'_>, now: i64, limit: i64) -> sqlx::Result<Vec<Outgoing>> {
+    sqlx::query_as(crate::db::sql(due_sql()))
+        .bind(now)
+        .bind(limit)
+        .fetch_all(db)
+        .await
+}
+
+/// The query of [`due`] (`tests/query_plans.rs` checks it reads the index
+/// of queued rows only).
+#[must_use]
+pub fn due_sql() -> String {
+    "SELECT id, target, event_key, pending_id, event, body, attempts, next_at, deadline \
+     FROM notification_outbox WHERE state = 'queued' AND next_at <= $1 \
+     ORDER BY next_at LIMIT $2"
+        .to_owned()
+}
+
+/// Claims `row` for one attempt until `lease_until`: only when nobody
+/// moved it since it was read, so one replica sends each attempt.
+///
+/// # Errors
+/// Database errors.
+pub async fn claim(
+    db: impl AnyExecutor<'_>,
+    row: &Outgoing,
+    lease_until: i64,
+    now: i64,
+) -> sqlx::Result<bool> {
+    let done = sqlx::query(
+        "UPDATE notification_outbox SET next_at = $1, attempts = attempts + 1, updated_at = $2 \
+         WHERE id = $3 AND state = 'queued' AND next_at = $4",
+    )
+    .bind(lease_until)
+    .bind(now)
+    .bind(&row.id)
+    .bind(row.next_at)
+    .execute(db)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Ends `id` in `state` (`delivered`, `failed` or `dropped`).
+///
+/// # Errors
+/// Database errors.
+pub async fn finish(db: impl AnyExecutor<'_>, id: &str, state: &str, now: i64) -> sqlx::Result<()> {
+    sqlx::query("UPDATE notification_outbox SET state = $1, updated_at = $2 WHERE id = $3")
+        .bind(state)
+        .bind(now)
+        .bind(id)
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
+/// Makes `id` due again at `next_at`.
+///
+/// # Errors
+/// Database errors.
+pub async fn retry_at(
+    db: impl AnyExecutor<'_>,
+    id: &str,
+    next_at: i64,
+    now: i64,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE notification_outbox SET next_at = $1, updated_at = $2 \
+         WHERE id = $3 AND state = 'queued'",
+    )
+    .bind(next_at)
+    .bind(now)
+    .bind(id)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// Forgets rows that ended before `before`.
+///
+/// # Errors
+/// Database errors.
+pub async fn prune(db: impl AnyExecutor<'_>, before: i64) -> sqlx::Result<u64> {
+    let done =
+        sqlx::query("DELETE FROM notification_outbox WHERE state <> 'queued' AND updated_at < $1")
+            .bind(before)
+            .execute(db)
+            .await?;
+    Ok(done.rows_affected())
+}

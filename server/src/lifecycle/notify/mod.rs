@@ -1,0 +1,194 @@
+//! Operator webhooks (issue 18): the people who answer are told when a
+//! bundle starts waiting, is resolved, expires or is cancelled, and
+//! reminded once when 80% of its time to expiry has passed. Targets are the
+//! server's (`--notify-webhook`) and the bundle's workspace's own (set by
+//! its owner).
+//!
+//! A change queues one outbox row per target (`db::notifications`), made
+//! after the change is durable and off the path of the request that made
+//! it, so notifying never blocks or fails a claim. The replica that made
+//! the change queues it; the key `pending_id:event`, unique per target,
+//! keeps a notice queued once however many try. Delivery is [`send`].
+
+mod send;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use clarify_core::api::Event;
+
+use super::notice::change_of;
+use super::resume::Webhooks;
+use super::{Lifecycle, Result};
+use crate::clock::now_micros;
+use crate::db::clarification::{self as repo, Bundle};
+use crate::db::notifications::{self, Outgoing};
+use crate::ids::new_id;
+
+/// How long a notice is retried before it is given up.
+pub const NOTIFY_FOR: Duration = Duration::from_secs(10 * 60);
+
+/// The first retry's delay; each next one doubles, up to 60 times this.
+pub const FIRST_RETRY: Duration = Duration::from_secs(2);
+
+/// Where notices go and how they are sent; cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Notifications {
+    targets: Arc<[String]>,
+    base: Arc<str>,
+    first_retry: Duration,
+    webhooks: Option<Webhooks>,
+    /// Rung when this replica queues something due now, or a retry comes
+    /// due, so delivery need not wait for its next look.
+    wake: Arc<tokio::sync::Notify>,
+    /// Sends in flight on this replica at most.
+    sending: Arc<tokio::sync::Semaphore>,
+}
+
+impl Default for Notifications {
+    fn default() -> Self {
+        Self::new(Vec::new(), "http://localhost:7420", None)
+    }
+}
+
+impl Notifications {
+    /// Notices to `targets` (besides each workspace's own), with links
+    /// under `base` (the server's public URL), first retried after
+    /// `first_retry` ([`FIRST_RETRY`] when `None`).
+    #[must_use]
+    pub fn new(targets: Vec<String>, base: &str, first_retry: Option<Duration>) -> Self {
+        Self {
+            targets: targets.into(),
+            base: base.trim_end_matches('/').into(),
+            first_retry: first_retry.unwrap_or(FIRST_RETRY),
+            webhooks: None,
+            wake: Arc::default(),
+            sending: Arc::new(tokio::sync::Semaphore::new(16)),
+        }
+    }
+
+    /// The same, sending through `webhooks` (the resume webhooks' client
+    /// and network policy).
+    #[must_use]
+    pub(super) fn sending_through(mut self, webhooks: Webhooks) -> Self {
+        self.webhooks = Some(webhooks);
+        self
+    }
+
+    /// The delay before attempt `attempts + 1`, after `attempts` failed.
+    fn backoff(&self, attempts: i64) -> Duration {
+        let doublings = u32::try_from(attempts.clamp(1, 7) - 1).unwrap_or(0);
+        (self.first_retry * 2u32.pow(doublings)).min(self.first_retry * 60)
+    }
+}
+
+impl Lifecycle {
+    /// Queues the notices `event` makes, if any, in the background: the
+    /// change is already durable, and whoever made it is not kept waiting.
+    pub(super) fn notify_change(&self, event: &Event) {
+        let Some((pending_id, change)) = change_of(event) else {
+            return;
+        };
+        let (me, pending_id) = (self.clone(), pending_id.to_owned());
+        tokio::spawn(async move {
+            if let Err(error) = me.queue_notices(&pending_id, change).await {
+                tracing::warn!(pending_id, change, %error, "notices not queued");
+            }
+        });
+    }
+
+    async fn queue_notices(&self, pending_id: &str, change: &str) -> Result<()> {
+        let Some(bundle) = repo::load(self.db.pool(), pending_id).await? else {
+            return Ok(());
+        };
+        let mut targets = self.notifications.targets.to_vec();
+        if let Some(own) = notifications::webhook_of_task(self.db.pool(), bundle.task_id()).await? {
+            targets.push(own);
+        }
+        if targets.is_empty() {
+            return Ok(());
+        }
+        let now = now_micros();
+        let base = self.notifications.base.clone();
+        let notice = self.notice(&bundle, change, &base).await?;
+        let deadline = now.saturating_add(crate::clock::micros(NOTIFY_FOR));
+        let now_row = row(&bundle, change, json(&notice), now, deadline);
+        let mut queued = self.queue(&targets, &now_row, now).await?;
+        if let (true, Some((remind_at, expires_at))) = (change == "waiting", reminder_at(&bundle)) {
+            let mut reminder = self.notice(&bundle, "reminder", &base).await?;
+            reminder.answered_by = None;
+            let later = row(&bundle, "reminder", json(&reminder), remind_at, expires_at);
+            self.queue(&targets, &later, now).await?;
+            queued |= remind_at <= now;
+        }
+        if queued {
+            self.notifications.wake.notify_one();
+        }
+        Ok(())
+    }
+
+    /// `row` queued once per target; whether any was new.
+    async fn queue(&self, targets: &[String], row: &Outgoing, now: i64) -> Result<bool> {
+        let mut any = false;
+        for target in targets {
+            let row = Outgoing {
+                id: new_id(),
+                target: target.clone(),
+                ..row.clone()
+            };
+            any |= notifications::enqueue(self.db.pool(), &row, now).await?;
+        }
+        Ok(any)
+    }
+}
+
+/// A row (not yet for any target) telling `event` about `bundle`.
+fn row(bundle: &Bundle, event: &str, body: String, next_at: i64, deadline: i64) -> Outgoing {
+    let pending_id = &bundle.messages[0].metadata.pending_id;
+    Outgoing {
+        id: String::new(),
+        target: String::new(),
+        event_key: format!("{pending_id}:{event}"),
+        pending_id: pending_id.clone(),
+        event: event.to_owned(),
+        body,
+        attempts: 0,
+        next_at,
+        deadline,
+    }
+}
+
+/// A notice's body. A struct of strings always serializes.
+fn json(notice: &clarify_core::api::Notice) -> String {
+    serde_json::to_string(notice).unwrap_or_default()
+}
+
+/// When a bundle that expires is reminded of (80% of the way from its ask
+/// to its expiry), and when it expires; `None` when it never does.
+fn reminder_at(bundle: &Bundle) -> Option<(i64, i64)> {
+    let expires_at = bundle
+        .messages
+        .iter()
+        .map(|m| m.metadata.expires_at)
+        .filter(|at| *at > 0)
+        .min()?;
+    let asked = bundle.created_at();
+    Some((asked + (expires_at - asked) / 5 * 4, expires_at))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retries_double_from_the_first_delay_up_to_sixty_times_it() {
+        let n = Notifications::new(Vec::new(), "http://x/", None);
+        let delays: Vec<u64> = (1..=9).map(|a| n.backoff(a).as_secs()).collect();
+        assert_eq!(delays, [2, 4, 8, 16, 32, 64, 120, 120, 120]);
+        // About ten minutes of tries fit in NOTIFY_FOR: no notice is given
+        // up after a short outage.
+        let total: u64 = delays.iter().sum();
+        assert!(total >= 480 && total <= NOTIFY_FOR.as_secs(), "{total}");
+        assert_eq!(&*n.base, "http://x");
+    }
+}

@@ -1,0 +1,125 @@
+//! Delivering the notification outbox: every replica looks for due rows,
+//! claims each attempt (compare-and-set on `next_at`, so one replica sends
+//! it), POSTs it with its `Idempotency-Key`, and then marks it delivered or
+//! due again with backoff, until its deadline. A replica that dies mid-send
+//! leaves a lease that ends: the row is sent again (at-least-once; the key
+//! lets the receiver keep it once).
+
+use std::time::{Duration, Instant};
+
+use super::super::resume::{Sent, WEBHOOK_TIMEOUT};
+use super::super::{Lifecycle, Result};
+use crate::clock::{micros, now_micros};
+use crate::db::clarification as repo;
+use crate::db::notifications::{self, Outgoing};
+
+/// How often each replica looks for due rows when nothing rang.
+const LOOK_EVERY: Duration = Duration::from_secs(1);
+
+/// How long a claimed attempt is the claimer's: the request's own limit
+/// and a margin.
+const LEASE: Duration = Duration::from_secs(WEBHOOK_TIMEOUT.as_secs() + 5);
+
+/// Rows read per look.
+const PER_LOOK: i64 = 64;
+
+/// Ended rows are kept this long (to see what was sent), then forgotten.
+const KEEP_ENDED: Duration = Duration::from_secs(24 * 3600);
+
+/// How often ended rows are forgotten.
+const PRUNE_EVERY: Duration = Duration::from_secs(3600);
+
+impl Lifecycle {
+    /// Delivers due notices until `shutdown`.
+    pub async fn deliver_notifications(self, shutdown: tokio_util::sync::CancellationToken) {
+        let mut pruned: Option<Instant> = None;
+        loop {
+            if let Err(error) = self.send_due().await {
+                tracing::warn!(%error, "notification delivery failed; it runs again shortly");
+            }
+            if pruned.is_none_or(|at| at.elapsed() >= PRUNE_EVERY) {
+                pruned = Some(Instant::now());
+                let before = now_micros() - micros(KEEP_ENDED);
+                if let Err(error) = notifications::prune(self.db.pool(), before).await {
+                    tracing::warn!(%error, "ended notifications not pruned");
+                }
+            }
+            tokio::select! {
+                () = shutdown.cancelled() => return,
+                () = self.notifications.wake.notified() => {}
+                () = tokio::time::sleep(LOOK_EVERY) => {}
+            }
+        }
+    }
+
+    /// Claims and starts every due row, as many at once as sends may run.
+    async fn send_due(&self) -> Result<()> {
+        let Some(webhooks) = self.notifications.webhooks.clone() else {
+            return Ok(());
+        };
+        loop {
+            let now = now_micros();
+            let rows = notifications::due(self.db.pool(), now, PER_LOOK).await?;
+            let full = rows.len() == usize::try_from(PER_LOOK).unwrap_or(usize::MAX);
+            for row in rows {
+                // A permit first: a claimed row should not wait here while
+                // its lease runs.
+                let Ok(permit) = self.notifications.sending.clone().acquire_owned().await else {
+                    return Ok(());
+                };
+                let now = now_micros();
+                if !notifications::claim(self.db.pool(), &row, now + micros(LEASE), now).await? {
+                    continue;
+                }
+                let (me, webhooks) = (self.clone(), webhooks.clone());
+                tokio::spawn(async move {
+                    if let Err(error) = me.send_one(&webhooks, &row).await {
+                        tracing::warn!(id = row.id, %error, "notification left for a retry");
+                    }
+                    drop(permit);
+                });
+            }
+            if !full {
+                return Ok(());
+            }
+        }
+    }
+
+    /// One attempt at `row` (already claimed).
+    async fn send_one(&self, webhooks: &super::Webhooks, row: &Outgoing) -> Result<()> {
+        let pool = self.db.pool();
+        // A reminder of a bundle no longer waiting would tell nothing true.
+        if row.event == "reminder" && !repo::is_active(pool, &row.pending_id).await? {
+            return Ok(notifications::finish(pool, &row.id, "dropped", now_micros()).await?);
+        }
+        let what = format!("{} notice of {}", row.event, row.pending_id);
+        let headers = [
+            ("idempotency-key", row.event_key.as_str()),
+            ("user-agent", concat!("clarify/", env!("CARGO_PKG_VERSION"))),
+        ];
+        let sent = webhooks
+            .post(&row.target, row.body.clone(), &headers, &what)
+            .await;
+        let now = now_micros();
+        match sent {
+            Sent::Accepted => notifications::finish(pool, &row.id, "delivered", now).await?,
+            Sent::Refused => notifications::finish(pool, &row.id, "failed", now).await?,
+            Sent::Failed => {
+                let delay = self.notifications.backoff(row.attempts + 1);
+                let next_at = now + micros(delay);
+                if next_at > row.deadline {
+                    tracing::warn!(what, attempts = row.attempts + 1, "notice given up");
+                    notifications::finish(pool, &row.id, "failed", now).await?;
+                } else {
+                    notifications::retry_at(pool, &row.id, next_at, now).await?;
+                    let wake = self.notifications.wake.clone();
+                    tokio::spawn(async move {
+                        tokio::time::sleep(delay).await;
+                        wake.notify_one();
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
