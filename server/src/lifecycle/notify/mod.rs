@@ -89,25 +89,30 @@ impl Lifecycle {
         let Some((pending_id, change)) = change_of(event) else {
             return;
         };
+        let task_id = event.payload["task_id"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
         let (me, pending_id) = (self.clone(), pending_id.to_owned());
         tokio::spawn(async move {
-            if let Err(error) = me.queue_notices(&pending_id, change).await {
+            if let Err(error) = me.queue_notices(&task_id, &pending_id, change).await {
                 tracing::warn!(pending_id, change, %error, "notices not queued");
             }
         });
     }
 
-    async fn queue_notices(&self, pending_id: &str, change: &str) -> Result<()> {
-        let Some(bundle) = repo::load(self.db.pool(), pending_id).await? else {
-            return Ok(());
-        };
+    async fn queue_notices(&self, task_id: &str, pending_id: &str, change: &str) -> Result<()> {
+        // The targets first: with none, one indexed read is all it costs.
         let mut targets = self.notifications.targets.to_vec();
-        if let Some(own) = notifications::webhook_of_task(self.db.pool(), bundle.task_id()).await? {
+        if let Some(own) = notifications::webhook_of_task(self.db.pool(), task_id).await? {
             targets.push(own);
         }
         if targets.is_empty() {
             return Ok(());
         }
+        let Some(bundle) = repo::load(self.db.pool(), pending_id).await? else {
+            return Ok(());
+        };
         let now = now_micros();
         let base = self.notifications.base.clone();
         let notice = self.notice(&bundle, change, &base).await?;
