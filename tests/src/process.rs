@@ -24,19 +24,22 @@ impl ServerProcess {
     /// When the binary cannot start or does not say where it listens.
     #[must_use]
     pub fn start(binary: &str, wrap: &str) -> Self {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_nanos();
-        let dir =
-            std::env::temp_dir().join(format!("clarify-bench-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        Self::start_in(binary, wrap, fresh_dir())
+    }
+
+    /// Starts `binary` on the SQLite file `clarify.db` in `dir` (seeded
+    /// beforehand, say), which it removes when stopped.
+    ///
+    /// # Panics
+    /// As [`ServerProcess::start`].
+    #[must_use]
+    pub fn start_in(binary: &str, wrap: &str, dir: PathBuf) -> Self {
         let mut words: Vec<String> = wrap.split_whitespace().map(str::to_owned).collect();
         words.push(binary.to_owned());
         let mut child = Command::new(&words[0])
             .args(&words[1..])
             .args(["serve", "--listen", "127.0.0.1:0", "--database-url"])
-            .arg(format!("sqlite://{}", dir.join("clarify.db").display()))
+            .arg(database_url(&dir))
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -72,6 +75,27 @@ impl ServerProcess {
         let _ = self.child.wait();
         remove(&self.dir);
     }
+}
+
+/// A new empty directory for a server's database.
+///
+/// # Panics
+/// When it cannot be created.
+#[must_use]
+pub fn fresh_dir() -> PathBuf {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_nanos();
+    let dir = std::env::temp_dir().join(format!("clarify-bench-{}-{nanos}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The database URL of the file a server started in `dir` uses.
+#[must_use]
+pub fn database_url(dir: &Path) -> String {
+    format!("sqlite://{}", dir.join("clarify.db").display())
 }
 
 fn remove(dir: &Path) {

@@ -1,8 +1,9 @@
 //! The pending-question listing (`list_pending_questions_kandev`, L1–L16):
 //! one keyset-paged query in which activeness (D4), visibility (L1c), the
 //! filters and the L16 exclusion are all predicates, applied before the
-//! limit (L1a). It walks the partial index of open questions, so its cost
-//! follows the number of pending questions, not the size of the history.
+//! limit (L1a). It walks the partial index of open questions in page order
+//! and stops at the limit, so its cost follows the page, neither the size
+//! of the history nor the length of the queue.
 
 use clarify_core::Cursor;
 use sqlx::AnyExecutor;
@@ -53,28 +54,32 @@ pub fn page_sql(backend: Backend, query: &PendingQuery<'_>) -> String {
         "$2 = $2"
     };
     let since = if query.created_since.is_some() {
-        "x.created_at >= $3"
+        "m.created_at >= $3"
     } else {
         "$3 = $3"
     };
+    // The first term bounds the index range; the second breaks ties.
     let after = if query.after.is_some() {
-        "(x.created_at > $4 OR (x.created_at = $4 AND x.pending_id > $5))"
+        "m.created_at >= $4 AND (m.created_at > $4 OR m.pending_id > $5)"
     } else {
         "($4 = $4 AND $5 = $5)"
     };
+    // Each bundle is listed through its first question's row (the earliest,
+    // lowest id among equals), whose time is the bundle's D1 creation
+    // time: so the walk follows the open-questions index in L6 order and
+    // stops at the limit, costing a page whatever the queue's length.
     format!(
-        "SELECT x.pending_id, x.task_id, x.created_at FROM ( \
-            SELECT DISTINCT m.pending_id, t.id AS task_id, \
-                (SELECT MIN(b.created_at) FROM task_session_messages b \
-                 WHERE b.pending_id = m.pending_id AND b.type = '{CLARIFICATION_REQUEST}') AS created_at \
-            FROM task_session_messages m {hint} \
-            JOIN task_sessions s ON s.id = m.task_session_id \
-            JOIN tasks t ON t.id = CASE WHEN m.task_id <> '' THEN m.task_id ELSE s.task_id END \
-            WHERE {active} AND {visible} AND {workspace} \
-            AND NOT EXISTS (SELECT 1 FROM task_session_messages q WHERE q.pending_id = m.pending_id \
-                AND q.type = '{CLARIFICATION_REQUEST}' AND q.clarification_question_id = '') \
-         ) x WHERE {since} AND {after} \
-         ORDER BY x.created_at, x.pending_id LIMIT $6",
+        "SELECT m.pending_id, t.id AS task_id, m.created_at \
+         FROM task_session_messages m {hint} \
+         JOIN task_sessions s ON s.id = m.task_session_id \
+         JOIN tasks t ON t.id = CASE WHEN m.task_id <> '' THEN m.task_id ELSE s.task_id END \
+         WHERE {active} AND {visible} AND {workspace} AND {since} AND {after} \
+         AND NOT EXISTS (SELECT 1 FROM task_session_messages r WHERE r.pending_id = m.pending_id \
+             AND r.type = '{CLARIFICATION_REQUEST}' \
+             AND (r.created_at < m.created_at OR (r.created_at = m.created_at AND r.id < m.id))) \
+         AND NOT EXISTS (SELECT 1 FROM task_session_messages q WHERE q.pending_id = m.pending_id \
+             AND q.type = '{CLARIFICATION_REQUEST}' AND q.clarification_question_id = '') \
+         ORDER BY m.created_at, m.pending_id LIMIT $6",
         active = active("m"),
         hint = backend.open_questions_index_hint(),
     )

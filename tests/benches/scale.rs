@@ -1,0 +1,380 @@
+//! Issue 17 at scale, against the `clarify` binary (release, as benches
+//! build) in a process of its own on a SQLite file, read over real sockets:
+//!
+//! 1. **The lists.** The file is seeded first, through the repository layer
+//!    in big transactions: `SCALE_HISTORY` answered messages (1,000,000)
+//!    and `SCALE_PENDING` waiting bundles (10,000), ten sessions a task.
+//!    Then, on one keep-alive connection each: `list_pending_questions_kandev`
+//!    through the official Rust MCP SDK (the first page of 50, and a page
+//!    deep in the cursor chain), and the first page of `GET /api/v1/tasks`;
+//!    p50 / p99. Baseline: `GET /healthz` on the same kind of connection,
+//!    the transport's own cost.
+//! 2. **The wake.** `WAKE` agents blocked at once (10,000; half on REST
+//!    `/wait`, half in `ask_user_question_kandev`), answered at `WAKE_RATE`
+//!    answers a second (500): answer sent → agent's call returns, p50 /
+//!    p99. Baseline: the same with one agent blocked at a time.
+//!
+//! `SCALE_HISTORY=5000 SCALE_PENDING=200 WAKE=200 cargo bench -p clarify-tests --bench scale`
+//! for a quick run (`SCALE_CALLS`: list calls, 300; `WAKE_ALONE`: baseline
+//! wakes, 50); `SCALE_ONLY=lists` (or `wake`) for one part.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use clarify_server::db::{messages, tasks};
+use clarify_server::{AppState, Config};
+use clarify_tests::mcp;
+use clarify_tests::process::{ServerProcess, database_url, fresh_dir};
+use serde_json::{Value, json};
+
+const BINARY: &str = env!("CARGO_BIN_EXE_clarify-under-test");
+const SESSIONS_PER_TASK: usize = 10;
+
+fn setting(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn question(n: usize) -> Value {
+    json!([{"prompt": format!("Question {n}?"), "options": [{"label": "a"}, {"label": "b"}]}])
+}
+
+/// p50 and p99 in milliseconds.
+fn percentiles(mut samples: Vec<Duration>) -> (f64, f64) {
+    samples.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let p99 = samples[(samples.len() * 99 / 100).min(samples.len() - 1)];
+    (ms(samples[samples.len() / 2]), ms(p99))
+}
+
+/// Seeds `dir`'s database: `pending` waiting bundles, one per session, ten
+/// sessions a task, and `history` answered messages spread over the
+/// sessions.
+async fn seed(dir: &std::path::Path, history: usize, pending: usize) {
+    let db = clarify_server::db::Db::connect(&database_url(dir))
+        .await
+        .unwrap();
+    let state = AppState::new(db, Config::default()).await.unwrap();
+    let now = clarify_server::clock::now_micros();
+    let bundle: clarify_core::NewBundle =
+        serde_json::from_value(json!({"questions": question(0)})).unwrap();
+    let mut sessions = Vec::with_capacity(pending);
+    for n in 0..pending {
+        if n % SESSIONS_PER_TASK == 0 {
+            let task = tasks::Task {
+                id: format!("task-{n:06}"),
+                workspace_id: String::new(),
+                title: format!("task {n}"),
+                description: String::new(),
+                created_at: now,
+                updated_at: now,
+            };
+            tasks::insert(state.db().pool(), &task).await.unwrap();
+        }
+        let task = format!("task-{:06}", n / SESSIONS_PER_TASK * SESSIONS_PER_TASK);
+        let session = clarify_tests::insert_session(state.db(), &task, "").await;
+        state
+            .lifecycle
+            .create_bundle(&session, &bundle, false, None)
+            .await
+            .unwrap();
+        sessions.push((session, task));
+    }
+    let per_tx = 50_000;
+    let mut written = 0;
+    while written < history {
+        let mut tx = state.db().begin_write().await.unwrap();
+        for i in written..history.min(written + per_tx) {
+            let (session, task) = &sessions[i % sessions.len()];
+            let metadata = json!({
+                "pending_id": format!("old-{i}"), "question_id": "q1", "question_index": 0,
+                "question": {"question_id": "q1", "title": "", "prompt": "old", "options": []},
+                "status": "answered",
+                "response": {"question_id": "q1", "selected_options": [], "custom_text": "done"}
+            });
+            let at = i64::try_from(i).unwrap();
+            let message = messages::Message {
+                id: format!("history-{i}"),
+                task_session_id: session.clone(),
+                task_id: task.clone(),
+                turn_id: "old-turn".into(),
+                kind: messages::CLARIFICATION_REQUEST.into(),
+                content: "old".into(),
+                metadata: metadata.to_string(),
+                created_at: at,
+                updated_at: at,
+            };
+            messages::insert(&mut *tx, &message).await.unwrap();
+        }
+        tx.commit().await.unwrap();
+        written = history.min(written + per_tx);
+    }
+    state.shutdown.cancel();
+}
+
+async fn lists(history: usize, pending: usize) {
+    let dir = fresh_dir();
+    let started = Instant::now();
+    seed(&dir, history, pending).await;
+    println!(
+        "lists: {history} answered messages, {pending} waiting bundles (seeded in {:.1?})",
+        started.elapsed()
+    );
+    let calls = setting("SCALE_CALLS", 300);
+    let server = ServerProcess::start_in(BINARY, "", dir);
+    let url = server.url.clone();
+    let http = reqwest::Client::new();
+
+    let mut floor = Vec::with_capacity(calls);
+    for _ in 0..calls {
+        let started = Instant::now();
+        http.get(format!("{url}/healthz")).send().await.unwrap();
+        floor.push(started.elapsed());
+    }
+    let client = mcp::connect_url(&format!("{url}/mcp"), None).await;
+    let list = |args: Value| {
+        let client = &client;
+        async move { mcp::ok(&mcp::call(client, "list_pending_questions_kandev", &args).await) }
+    };
+    // A cursor some way down the chain (or the last page's, when short).
+    let mut deep_args = json!({});
+    for _ in 0..(pending / 50 / 2).min(100) {
+        let page = list(deep_args.clone()).await;
+        match page["next_cursor"].as_str() {
+            Some(cursor) if !cursor.is_empty() => deep_args = json!({"cursor": cursor}),
+            _ => break,
+        }
+    }
+    let mut first = Vec::with_capacity(calls);
+    let mut deep = Vec::with_capacity(calls);
+    let mut task_pages = Vec::with_capacity(calls);
+    for _ in 0..calls {
+        let started = Instant::now();
+        let page = list(json!({})).await;
+        first.push(started.elapsed());
+        assert_eq!(mcp::pending_ids(&page).len(), 50.min(pending));
+        let started = Instant::now();
+        list(deep_args.clone()).await;
+        deep.push(started.elapsed());
+        let started = Instant::now();
+        let tasks = http
+            .get(format!("{url}/api/v1/tasks?limit=50"))
+            .send()
+            .await
+            .unwrap();
+        let body: Value = tasks.json().await.unwrap();
+        task_pages.push(started.elapsed());
+        assert!(
+            body["tasks"][0]["task_pending_action"].is_string(),
+            "{body}"
+        );
+    }
+    let (floor50, floor99) = percentiles(floor);
+    println!("  GET /healthz (baseline): p50 {floor50:.2} ms, p99 {floor99:.2} ms");
+    for (what, samples) in [
+        ("list_pending_questions_kandev, first page", first),
+        ("list_pending_questions_kandev, deep page ", deep),
+        ("GET /api/v1/tasks, first page of 50      ", task_pages),
+    ] {
+        let (p50, p99) = percentiles(samples);
+        println!(
+            "  {what}: p50 {p50:.2} ms, p99 {p99:.2} ms ({:.1}x the baseline's p50; goal: p99 at most 10 ms)",
+            p50 / floor50.max(f64::EPSILON)
+        );
+    }
+    server.stop();
+}
+
+/// POSTs `body` to the API `path`; the JSON answer.
+async fn post(
+    http: &reqwest::Client,
+    url: &str,
+    path: &str,
+    token: Option<&str>,
+    body: &Value,
+) -> Value {
+    let mut request = http.post(format!("{url}/api/v1{path}")).json(body);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    request.send().await.unwrap().json().await.unwrap()
+}
+
+/// A new task and session; its agent token.
+async fn session(http: &reqwest::Client, url: &str, n: usize) -> String {
+    let task = post(
+        http,
+        url,
+        "/tasks",
+        None,
+        &json!({"title": format!("agent {n}")}),
+    )
+    .await;
+    let path = format!("/tasks/{}/sessions", task["id"].as_str().unwrap());
+    let session = post(http, url, &path, None, &json!({})).await;
+    session["agent_token"].as_str().unwrap().to_owned()
+}
+
+type Woken = Arc<Mutex<Vec<Option<Instant>>>>;
+
+/// Blocks agent `n` (REST `/wait` or MCP) and records when its call returns.
+async fn block(
+    url: String,
+    n: usize,
+    rest: bool,
+    woken: Woken,
+    ready: Arc<tokio::sync::Semaphore>,
+) {
+    let http = reqwest::Client::new();
+    let token = session(&http, &url, n).await;
+    if rest {
+        let body = json!({"questions": question(n)});
+        let asked = post(&http, &url, "/clarification/request", Some(&token), &body).await;
+        let pending = asked["pending_id"].as_str().unwrap().to_owned();
+        let wait = http
+            .get(format!(
+                "{url}/api/v1/clarification/{pending}/wait?timeout=600"
+            ))
+            .bearer_auth(&token)
+            .send();
+        ready.add_permits(1);
+        let answer: Value = wait.await.unwrap().json().await.unwrap();
+        assert_eq!(answer["status"], "answered", "{answer}");
+    } else {
+        let client = mcp::connect_url(&format!("{url}/mcp/agent"), Some(&token)).await;
+        ready.add_permits(1);
+        let args = json!({"questions": question(n)});
+        let answer = mcp::ok(&mcp::call(&client, "ask_user_question_kandev", &args).await);
+        assert!(answer.get("answers").is_some(), "{answer}");
+    }
+    woken.lock().unwrap()[n] = Some(Instant::now());
+}
+
+/// Every waiting bundle's id, by the `n` in its prompt.
+async fn waiting(http: &reqwest::Client, url: &str, agents: usize) -> Vec<String> {
+    let mut ids = vec![String::new(); agents];
+    let mut cursor = String::new();
+    loop {
+        let page: Value = http
+            .get(format!("{url}/api/v1/pending?limit=200&cursor={cursor}"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        for bundle in page["bundles"].as_array().unwrap() {
+            let prompt = bundle["questions"][0]["prompt"].as_str().unwrap();
+            let n: usize = prompt
+                .trim_start_matches("Question ")
+                .trim_end_matches('?')
+                .parse()
+                .unwrap();
+            ids[n] = bundle["pending_id"].as_str().unwrap().to_owned();
+        }
+        match page["next_cursor"].as_str() {
+            Some(next) if !next.is_empty() => cursor = next.to_owned(),
+            _ => return ids,
+        }
+    }
+}
+
+/// Blocks `agents` agents, answers them at `rate` a second; the answer →
+/// wake latencies.
+async fn wakes(url: &str, agents: usize, rate: usize) -> Vec<Duration> {
+    let woken: Woken = Arc::new(Mutex::new(vec![None; agents]));
+    let ready = Arc::new(tokio::sync::Semaphore::new(0));
+    let mut blocked = Vec::with_capacity(agents);
+    for n in 0..agents {
+        blocked.push(tokio::spawn(block(
+            url.to_owned(),
+            n,
+            n % 2 == 0,
+            woken.clone(),
+            ready.clone(),
+        )));
+        if n % 200 == 199 {
+            // Set-up in waves, so that the server is not flooded with connects.
+            // The permits come back when the guard drops.
+            let _all = ready
+                .acquire_many(u32::try_from(n + 1).unwrap())
+                .await
+                .unwrap();
+        }
+    }
+    let _ = ready
+        .acquire_many(u32::try_from(agents).unwrap())
+        .await
+        .unwrap();
+    let http = reqwest::Client::new();
+    // Every bundle listed means every MCP ask has been made.
+    let ids = loop {
+        let ids = waiting(&http, url, agents).await;
+        if ids.iter().all(|id| !id.is_empty()) {
+            break ids;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    // Blocked means waiting server-side: give the last long polls a moment.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let answer = json!({"answers": [{"question_id": "q1", "selected_options": ["q1_opt1"]}]});
+    let mut sent = vec![Instant::now(); agents];
+    let mut ticks = tokio::time::interval(Duration::from_secs_f64(1.0 / rate as f64));
+    let mut answering = Vec::with_capacity(agents);
+    for (n, id) in ids.iter().enumerate() {
+        ticks.tick().await;
+        sent[n] = Instant::now();
+        let (http, path, answer, url) = (
+            http.clone(),
+            format!("/clarification/{id}/respond"),
+            answer.clone(),
+            url.to_owned(),
+        );
+        answering.push(tokio::spawn(async move {
+            let body = post(&http, &url, &path, None, &answer).await;
+            assert_eq!(body["claimed"], true, "{body}");
+        }));
+    }
+    for task in answering.into_iter().chain(blocked) {
+        task.await.unwrap();
+    }
+    let woken = woken.lock().unwrap();
+    (0..agents).map(|n| woken[n].unwrap() - sent[n]).collect()
+}
+
+#[tokio::main]
+async fn main() {
+    // `SCALE_ONLY=lists` (or `wake`) runs that part only.
+    let only = std::env::var("SCALE_ONLY").unwrap_or_default();
+    let history = setting("SCALE_HISTORY", 1_000_000);
+    let pending = setting("SCALE_PENDING", 10_000);
+    if only != "wake" {
+        lists(history, pending).await;
+    }
+    if only == "lists" {
+        return;
+    }
+
+    let agents = setting("WAKE", 10_000);
+    let rate = setting("WAKE_RATE", 500);
+    let server = ServerProcess::start(BINARY, "");
+    let mut alone = Vec::new();
+    for _ in 0..setting("WAKE_ALONE", 50) {
+        alone.extend(wakes(&server.url, 1, rate).await);
+    }
+    let started = Instant::now();
+    let crowd = wakes(&server.url, agents, rate).await;
+    let (alone50, alone99) = percentiles(alone);
+    let (p50, p99) = percentiles(crowd);
+    println!("wake: answer sent → blocked agent's call returns (half REST /wait, half MCP)");
+    println!("  one agent blocked (baseline): p50 {alone50:.2} ms, p99 {alone99:.2} ms");
+    println!(
+        "  {agents} agents blocked, answered at {rate}/s: p50 {p50:.2} ms, p99 {p99:.2} ms \
+         ({:.1}x the baseline's p50; goal: p99 at most 50 ms; {:.1?} in all)",
+        p50 / alone50.max(f64::EPSILON),
+        started.elapsed()
+    );
+    server.stop();
+}
