@@ -98,6 +98,13 @@ async fn the_pending_list_walks_the_open_questions_index() {
                     .any(|s| s.contains("task_session_messages_open")),
                 "uses the open-questions index: {steps:#?}"
             );
+            // Issue 17: the walk follows the index in page order and stops
+            // at the limit; sorting would read every waiting bundle first
+            // (40 ms a page at 10,000 of them).
+            assert!(
+                !steps.iter().any(|s| s.contains("TEMP B-TREE")),
+                "sorts instead of walking in order: {steps:#?}"
+            );
         }
     }
     server.stop().await;
