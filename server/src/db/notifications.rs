@@ -17,19 +17,31 @@ pub async fn workspace_webhook(
         .await
 }
 
-/// The webhook of the workspace `task_id` belongs to, if any.
+/// What publishing a session's events reads: its state, and the webhook
+/// of its task's workspace, if any, in one statement.
+#[derive(Debug, Clone, FromRow)]
+pub struct Publishing {
+    /// The session's state.
+    #[sqlx(try_from = "String")]
+    pub state: clarify_core::SessionState,
+    /// Its workspace's own webhook.
+    pub webhook_url: Option<String>,
+}
+
+/// [`Publishing`] for `session_id`.
 ///
 /// # Errors
 /// Database errors.
-pub async fn webhook_of_task(
+pub async fn publishing(
     db: impl AnyExecutor<'_>,
-    task_id: &str,
-) -> sqlx::Result<Option<String>> {
-    sqlx::query_scalar(
-        "SELECT n.webhook_url FROM tasks t \
-         JOIN workspace_notify n ON n.workspace_id = t.workspace_id WHERE t.id = $1",
+    session_id: &str,
+) -> sqlx::Result<Option<Publishing>> {
+    sqlx::query_as(
+        "SELECT s.state, n.webhook_url FROM task_sessions s \
+         LEFT JOIN tasks t ON t.id = s.task_id \
+         LEFT JOIN workspace_notify n ON n.workspace_id = t.workspace_id WHERE s.id = $1",
     )
-    .bind(task_id)
+    .bind(session_id)
     .fetch_optional(db)
     .await
 }

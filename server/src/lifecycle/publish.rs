@@ -7,7 +7,7 @@ use serde_json::json;
 use super::{Lifecycle, Result};
 use crate::db::clarification as repo;
 use crate::db::messages::{self, Message};
-use crate::db::sessions;
+use crate::db::notifications;
 
 impl Lifecycle {
     pub(super) async fn publish_bundle(&self, pending_id: &str) -> Result<()> {
@@ -30,17 +30,18 @@ impl Lifecycle {
         let waiting = !repo::active_in_session(self.db.pool(), session_id)
             .await?
             .is_empty();
-        let state = sessions::get(self.db.pool(), session_id)
-            .await?
-            .map(|s| s.state);
-        let pending_action = state.and_then(|state| pending_action(state, waiting));
+        let session = notifications::publishing(self.db.pool(), session_id).await?;
+        let pending_action = session
+            .as_ref()
+            .and_then(|s| pending_action(s.state, waiting));
+        let webhook = session.and_then(|s| s.webhook_url);
         for message in list {
             let payload = api::MessageEvent {
                 message: message.clone().into(),
                 pending_action,
             };
             let event = self.events.publish(kind, json!(payload));
-            self.notify_change(&event);
+            self.notify_change(&event, webhook.as_deref());
         }
         Ok(())
     }

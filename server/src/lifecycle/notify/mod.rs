@@ -83,33 +83,33 @@ impl Notifications {
 }
 
 impl Lifecycle {
-    /// Queues the notices `event` makes, if any, in the background: the
-    /// change is already durable, and whoever made it is not kept waiting.
-    pub(super) fn notify_change(&self, event: &Event) {
+    /// Queues the notices `event` makes, if any, for the server's targets
+    /// and `own` (the workspace's webhook), in the background: the change is
+    /// already durable, and whoever made it is not kept waiting. With no
+    /// target at all, nothing happens.
+    pub(super) fn notify_change(&self, event: &Event, own: Option<&str>) {
         let Some((pending_id, change)) = change_of(event) else {
             return;
         };
-        let task_id = event.payload["task_id"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
+        let mut targets = self.notifications.targets.to_vec();
+        targets.extend(own.map(str::to_owned));
+        if targets.is_empty() {
+            return;
+        }
         let (me, pending_id) = (self.clone(), pending_id.to_owned());
         tokio::spawn(async move {
-            if let Err(error) = me.queue_notices(&task_id, &pending_id, change).await {
+            if let Err(error) = me.queue_notices(&targets, &pending_id, change).await {
                 tracing::warn!(pending_id, change, %error, "notices not queued");
             }
         });
     }
 
-    async fn queue_notices(&self, task_id: &str, pending_id: &str, change: &str) -> Result<()> {
-        // The targets first: with none, one indexed read is all it costs.
-        let mut targets = self.notifications.targets.to_vec();
-        if let Some(own) = notifications::webhook_of_task(self.db.pool(), task_id).await? {
-            targets.push(own);
-        }
-        if targets.is_empty() {
-            return Ok(());
-        }
+    async fn queue_notices(
+        &self,
+        targets: &[String],
+        pending_id: &str,
+        change: &str,
+    ) -> Result<()> {
         let Some(bundle) = repo::load(self.db.pool(), pending_id).await? else {
             return Ok(());
         };
@@ -118,12 +118,12 @@ impl Lifecycle {
         let notice = self.notice(&bundle, change, &base).await?;
         let deadline = now.saturating_add(crate::clock::micros(NOTIFY_FOR));
         let now_row = row(&bundle, change, json(&notice), now, deadline);
-        let mut queued = self.queue(&targets, &now_row, now).await?;
+        let mut queued = self.queue(targets, &now_row, now).await?;
         if let (true, Some((remind_at, expires_at))) = (change == "waiting", reminder_at(&bundle)) {
             let mut reminder = self.notice(&bundle, "reminder", &base).await?;
             reminder.answered_by = None;
             let later = row(&bundle, "reminder", json(&reminder), remind_at, expires_at);
-            self.queue(&targets, &later, now).await?;
+            self.queue(targets, &later, now).await?;
             queued |= remind_at <= now;
         }
         if queued {
