@@ -53,6 +53,22 @@ impl Backend {
         }
     }
 
+    /// SQL for the `metadata` column without `keys` — fixed names of this
+    /// crate, never user input.
+    #[must_use]
+    pub fn metadata_remove(self, keys: &[&'static str]) -> String {
+        match self {
+            Self::Sqlite => {
+                let paths: Vec<String> = keys.iter().map(|k| format!("'$.{k}'")).collect();
+                format!("json_remove(metadata, {})", paths.join(", "))
+            }
+            Self::Postgres => {
+                let minus: String = keys.iter().map(|k| format!(" - '{k}'")).collect();
+                format!("(metadata::jsonb{minus})::text")
+            }
+        }
+    }
+
     /// The suffix of a SELECT that locks the rows it reads until the
     /// transaction ends. SQLite needs none: [`super::Db::begin_write`] holds
     /// the one write lock for the whole transaction.
