@@ -7,7 +7,8 @@
 //! the rate the database itself allows, so the ratios mean the same on any
 //! machine. On PostgreSQL when `CLARIFY_TEST_POSTGRES_URL` is set.
 //!
-//! `ANSWERS=500 cargo bench -p clarify-tests --bench answers` for a quick run.
+//! `ANSWERS=500 ANSWER_ROUNDS=1 cargo bench -p clarify-tests --bench answers` for a
+//! quick run (three rounds by default, medians printed).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -183,23 +184,48 @@ async fn main() {
         "SQLite"
     };
 
-    let baseline = raw_claims(&state, questions(&state, count, "").await).await;
-    let resumed = answers(&state, questions(&state, count, &webhook).await).await;
-    assert!(receiver.count() >= count, "every agent was resumed");
+    // Rounds, each measuring all three, so that a slow spell of the
+    // machine weighs on the baseline as on the rest; medians are printed.
+    let rounds: usize = std::env::var("ANSWER_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    let (mut baselines, mut resumes, mut attaches) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        baselines.push(raw_claims(&state, questions(&state, count, "").await).await);
+        let before = receiver.count();
+        resumes.push(answers(&state, questions(&state, count, &webhook).await).await);
+        assert!(
+            receiver.count() - before >= count,
+            "every agent was resumed"
+        );
 
-    // Agents blocked on their questions.
-    let (pending, blocked) = blocked_agents(&state, count).await;
-    let attached = answers(&state, pending).await;
-    for agent in blocked {
-        let outcome = agent.await.unwrap();
-        assert!(matches!(
-            outcome,
-            clarify_server::lifecycle::WaitOutcome::Resolved(_)
-        ));
+        // Agents blocked on their questions.
+        let (pending, blocked) = blocked_agents(&state, count).await;
+        attaches.push(answers(&state, pending).await);
+        for agent in blocked {
+            let outcome = agent.await.unwrap();
+            assert!(matches!(
+                outcome,
+                clarify_server::lifecycle::WaitOutcome::Resolved(_)
+            ));
+        }
+        println!(
+            "  round {}: raw {:.0}/s, webhook {:.0}/s, blocked {:.0}/s",
+            baselines.len(),
+            baselines[baselines.len() - 1],
+            resumes[resumes.len() - 1],
+            attaches[attaches.len() - 1]
+        );
     }
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (baseline, resumed, attached) = (median(baselines), median(resumes), median(attaches));
 
     println!(
-        "answers on {backend}, {count} each, {} at a time:",
+        "answers on {backend}, {count} each, {} at a time, median of {rounds} rounds:",
         concurrency()
     );
     println!("  raw claim transaction (baseline): {baseline:>8.0}/s");

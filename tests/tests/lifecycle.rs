@@ -443,3 +443,55 @@ async fn every_terminal_state_expires_the_sessions_questions_durably_and_says_so
     }
     server.stop().await;
 }
+
+/// Issue 17: an answer to a blocked agent announces its rows from what the
+/// claim wrote, without reading them back; the event must carry exactly
+/// what a read of the transcript returns.
+#[tokio::test]
+async fn a_live_answers_event_carries_the_rows_as_stored() {
+    let server = TestServer::start().await;
+    let (_, session, token) = server.session(None).await;
+    let questions = json!([
+        {"prompt": "Merge?", "options": [{"label": "yes"}, {"label": "no"}]},
+        {"prompt": "When?", "options": [{"label": "now"}, {"label": "later"}]}
+    ]);
+    let pending = server.ask(&session, &token, questions).await;
+    let mut events = server.events().await;
+    // Attached for the grace period after a poll that timed out.
+    let (status, _) = server
+        .get(&format!("/clarification/{pending}/wait?timeout=1"))
+        .await;
+    assert_eq!(status, 504);
+    let answer = json!({"answers": [
+        {"question_id": "q1", "selected_options": ["q1_opt1"]},
+        {"question_id": "q2", "selected_options": [], "custom_text": "after lunch"}
+    ]});
+    let (status, body) = server.respond(&pending, &answer).await;
+    assert_eq!((status, &body["claimed"]), (200, &json!(true)), "{body}");
+    let mut announced = Vec::new();
+    let collect = async {
+        while announced.len() < 2 {
+            let event = clarify_tests::next_event(&mut events, "session.message.updated").await;
+            let mut message = event["payload"].clone();
+            if message["metadata"]["pending_id"] == pending.as_str() {
+                // The event's own key; the rest is the message.
+                message.as_object_mut().unwrap().remove("pending_action");
+                announced.push(message);
+            }
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(10), collect)
+        .await
+        .expect("both rows announced");
+    let (_, transcript) = server.get(&format!("/sessions/{session}/messages")).await;
+    let stored: Vec<Value> = transcript["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["metadata"]["pending_id"] == pending.as_str())
+        .cloned()
+        .collect();
+    assert_eq!(announced, stored);
+    assert_eq!(stored[0]["metadata"]["status"], "answered");
+    server.stop().await;
+}

@@ -3,7 +3,7 @@
 //! RUNNING are one transaction, and the agent is woken as it commits
 //! (issue 17: the claim, a finalize and a transition were three).
 
-use clarify_core::{AnsweredBy, Outcome, RespondBody, Response, SessionState};
+use clarify_core::{AnsweredBy, EventKind, Outcome, RespondBody, Response, SessionState};
 
 use super::{Lifecycle, Result};
 use crate::db::clarification::{self as repo, Bundle, Delivery};
@@ -53,10 +53,10 @@ impl Lifecycle {
                 Delivery::Final,
             )
             .await?;
-            if claim.is_none() {
+            let Some(claim) = claim else {
                 tx.rollback().await?;
                 return Ok(None);
-            }
+            };
             sessions::transition(
                 &mut *tx,
                 bundle.session_id(),
@@ -65,11 +65,11 @@ impl Lifecycle {
                 now,
             )
             .await?;
-            Ok::<_, sqlx::Error>(Some(tx))
+            Ok::<_, sqlx::Error>(Some((tx, claim)))
         }
         .await;
-        let tx = match claimed {
-            Ok(Some(tx)) => tx,
+        let (tx, claim) = match claimed {
+            Ok(Some(claimed)) => claimed,
             Ok(None) => return self.loser(pending_id, by).await,
             Err(error) => {
                 tracing::error!(pending_id, %error, "clarification claim failed");
@@ -87,7 +87,11 @@ impl Lifecycle {
             return Err(error.into());
         }
         self.wake(pending_id, &Wake::Resolved(response.clone()));
-        if let Err(error) = self.publish_bundle(pending_id).await {
+        // The rows as the claim wrote them: no read to announce them.
+        let published = self
+            .publish_messages(EventKind::MessageUpdated, bundle.session_id(), &claim.rows)
+            .await;
+        if let Err(error) = published {
             tracing::warn!(pending_id, %error, "delivered, but browsers were not told");
         }
         self.publish_session(bundle.session_id(), bundle.task_id())

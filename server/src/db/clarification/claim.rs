@@ -3,9 +3,10 @@
 //! the claim's token.
 
 use clarify_core::{AnsweredBy, ClarificationMetadata, Outcome, Status, StoredMessage};
-use sqlx::AnyExecutor;
+use sqlx::{AnyExecutor, FromRow};
 
 use super::{BundleRow, CLARIFICATION_REQUEST, active, load, lock_bundle, write_metadata};
+use crate::db::messages::Message;
 use crate::db::{Db, Tx};
 
 /// The claim (P1): in one transaction, one guarded UPDATE moves the bundle's
@@ -66,13 +67,13 @@ pub async fn claim_in(
 ) -> sqlx::Result<Option<Claim>> {
     lock_bundle(tx, db, pending_id).await?;
     let responding = db.backend().metadata_set("status", "\"responding\"");
-    let claimed: Vec<BundleRow> = sqlx::query_as(crate::db::sql(format!(
+    let claimed: Vec<ClaimedRow> = sqlx::query_as(crate::db::sql(format!(
         "UPDATE task_session_messages AS m SET metadata = {responding}, updated_at = $2 \
          WHERE m.pending_id = $1 AND {active} \
          AND NOT EXISTS (SELECT 1 FROM task_session_messages b WHERE b.pending_id = $1 \
              AND b.type = '{CLARIFICATION_REQUEST}' AND b.clarification_question_id = '') \
          RETURNING id, pending_id, task_session_id AS session_id, task_id, turn_id, metadata, \
-             created_at, updated_at",
+             created_at, updated_at, type AS kind, content",
         active = active("m"),
     )))
     .bind(pending_id)
@@ -85,7 +86,8 @@ pub async fn claim_in(
 
     let status = outcome.status();
     let mut messages = Vec::with_capacity(claimed.len());
-    for row in &claimed {
+    let mut rows = Vec::with_capacity(claimed.len());
+    for ClaimedRow { row, kind, content } in claimed {
         let mut message = row.stored();
         let meta = &mut message.metadata;
         if meta.question_id.is_empty() {
@@ -98,13 +100,36 @@ pub async fn claim_in(
         meta.response = outcome.answer_for(&meta.question_id).cloned();
         meta.response_delivery_pending = delivery == Delivery::Pending;
         meta.answered_by = Some(by.clone());
-        write_metadata(tx, &row.id, meta, now).await?;
+        let metadata = write_metadata(tx, &row.id, meta, now).await?;
         messages.push(message);
+        rows.push(Message {
+            id: row.id,
+            task_session_id: row.session_id,
+            task_id: row.task_id,
+            turn_id: row.turn_id,
+            kind,
+            content,
+            metadata,
+            created_at: row.created_at,
+            updated_at: now,
+        });
     }
+    // In transcript order, as a read of the bundle returns them.
+    rows.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
     Ok(Some(Claim {
         messages,
+        rows,
         token: now,
     }))
+}
+
+/// A row as the claim's UPDATE returns it.
+#[derive(Debug, FromRow)]
+struct ClaimedRow {
+    #[sqlx(flatten)]
+    row: BundleRow,
+    kind: String,
+    content: String,
 }
 
 /// A won claim, still to be delivered.
@@ -112,6 +137,10 @@ pub async fn claim_in(
 pub struct Claim {
     /// The claimed rows as now stored.
     pub messages: Vec<StoredMessage>,
+    /// The same rows as messages, as a read would return them once the
+    /// claim commits (what the events announcing it carry, without that
+    /// read).
+    pub rows: Vec<Message>,
     /// The `updated_at` the claim wrote: the delivery's later writes apply
     /// only while the rows still carry it, so once reconciliation has taken
     /// the claim back (its replica looked dead) they change nothing.

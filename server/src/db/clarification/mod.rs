@@ -293,19 +293,21 @@ pub(super) async fn lock_bundle(tx: &mut Tx, db: &Db, pending_id: &str) -> sqlx:
     Ok(())
 }
 
+/// Writes `meta` to message `id`; returns the JSON written.
 pub(super) async fn write_metadata(
     tx: &mut Tx,
     id: &str,
     meta: &ClarificationMetadata,
     now: i64,
-) -> sqlx::Result<()> {
+) -> sqlx::Result<String> {
+    let metadata = meta.to_json().to_string();
     sqlx::query("UPDATE task_session_messages SET metadata = $1, updated_at = $2 WHERE id = $3")
-        .bind(meta.to_json().to_string())
+        .bind(&metadata)
         .bind(now)
         .bind(id)
         .execute(&mut **tx)
         .await?;
-    Ok(())
+    Ok(metadata)
 }
 
 /// [`active_in_session`]'s query (`$1`: the session), public so that
