@@ -36,6 +36,8 @@ pub fn app(state: AppState) -> Router {
         .merge(http::routes(&state))
         .merge(mcp::routes(&state))
         .merge(web_assets::routes())
+        // Every other path: a 404 in the error shape, like every other error.
+        .fallback(|| async { http::error::Error::NotFound("route") })
         // Before any route: a request from elsewhere reaches no handler.
         .layer(axum::middleware::from_fn_with_state(
             std::sync::Arc::new(http::same_origin::SameOrigin::new(

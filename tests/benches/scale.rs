@@ -24,7 +24,9 @@ use std::time::{Duration, Instant};
 use clarify_server::db::{messages, tasks};
 use clarify_server::{AppState, Config};
 use clarify_tests::mcp;
-use clarify_tests::process::{ServerProcess, database_url, fresh_dir};
+use clarify_tests::process::{
+    ServerProcess, agent_session, database_url, fresh_dir, post_json as post,
+};
 use serde_json::{Value, json};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_clarify-under-test");
@@ -187,36 +189,6 @@ async fn lists(history: usize, pending: usize) {
     server.stop();
 }
 
-/// POSTs `body` to the API `path`; the JSON answer.
-async fn post(
-    http: &reqwest::Client,
-    url: &str,
-    path: &str,
-    token: Option<&str>,
-    body: &Value,
-) -> Value {
-    let mut request = http.post(format!("{url}/api/v1{path}")).json(body);
-    if let Some(token) = token {
-        request = request.bearer_auth(token);
-    }
-    request.send().await.unwrap().json().await.unwrap()
-}
-
-/// A new task and session; its agent token.
-async fn session(http: &reqwest::Client, url: &str, n: usize) -> String {
-    let task = post(
-        http,
-        url,
-        "/tasks",
-        None,
-        &json!({"title": format!("agent {n}")}),
-    )
-    .await;
-    let path = format!("/tasks/{}/sessions", task["id"].as_str().unwrap());
-    let session = post(http, url, &path, None, &json!({})).await;
-    session["agent_token"].as_str().unwrap().to_owned()
-}
-
 type Woken = Arc<Mutex<Vec<Option<Instant>>>>;
 
 /// Blocks agent `n` (REST `/wait` or MCP) and records when its call returns.
@@ -228,7 +200,7 @@ async fn block(
     ready: Arc<tokio::sync::Semaphore>,
 ) {
     let http = reqwest::Client::new();
-    let token = session(&http, &url, n).await;
+    let token = agent_session(&http, &url, &format!("agent {n}")).await;
     if rest {
         let body = json!({"questions": question(n)});
         let asked = post(&http, &url, "/clarification/request", Some(&token), &body).await;

@@ -11,7 +11,7 @@
 use std::time::{Duration, Instant};
 
 use clarify_tests::mcp;
-use clarify_tests::process::{ServerProcess, rss_kib};
+use clarify_tests::process::{ServerProcess, agent_session, post_json as post, rss_kib};
 use serde_json::{Value, json};
 
 /// Waits until the resident set has stopped growing (the server has taken
@@ -28,35 +28,9 @@ async fn settled_rss(pid: u32) -> u64 {
     }
 }
 
-/// POSTs `body` to the API path `path` (with `token`, if any) and reads the
-/// JSON answer.
-async fn post(
-    client: &reqwest::Client,
-    url: &str,
-    path: &str,
-    token: Option<&str>,
-    body: &Value,
-) -> Value {
-    let mut request = client.post(format!("{url}/api/v1{path}")).json(body);
-    if let Some(token) = token {
-        request = request.bearer_auth(token);
-    }
-    request.send().await.unwrap().json().await.unwrap()
-}
-
 /// A new session and its agent's question; returns (pending id, token).
 async fn asked(client: &reqwest::Client, url: &str, n: usize) -> (String, String) {
-    let task = post(
-        client,
-        url,
-        "/tasks",
-        None,
-        &json!({"title": format!("agent {n}")}),
-    )
-    .await;
-    let path = format!("/tasks/{}/sessions", task["id"].as_str().unwrap());
-    let session = post(client, url, &path, None, &json!({})).await;
-    let token = session["agent_token"].as_str().unwrap().to_owned();
+    let token = agent_session(client, url, &format!("agent {n}")).await;
     let body = json!({"questions": question(n)});
     let created = post(client, url, "/clarification/request", Some(&token), &body).await;
     (created["pending_id"].as_str().unwrap().to_owned(), token)

@@ -21,7 +21,7 @@ pub use balancer::RoundRobin;
 pub use client::Api;
 pub use database::{TestDatabase, testing_postgres};
 pub use events::{EventSocket, next_event};
-pub use notice_sink::{Delivery, NoticeSink};
+pub use notice_sink::{Delivery, NoticeSink, assert_notice_keys};
 pub use race::{assert_exactly_one_winner, race_answers};
 pub use receiver::Receiver;
 pub use server::{TestServer, insert_session, insert_task};

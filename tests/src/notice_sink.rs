@@ -157,3 +157,25 @@ impl NoticeSink {
         self.log.lock().unwrap().kept[key].clone()
     }
 }
+
+/// Every key a notice always carries (the pending stream's events and the
+/// webhooks' bodies alike), present in `notice`.
+///
+/// # Panics
+/// When one is missing.
+pub fn assert_notice_keys(notice: &Value) {
+    for key in [
+        "event",
+        "text",
+        "pending_id",
+        "task_id",
+        "task",
+        "session_id",
+        "questions",
+        "url",
+        "answered_by",
+        "expires_at",
+    ] {
+        assert!(notice.get(key).is_some(), "{key} always present: {notice}");
+    }
+}

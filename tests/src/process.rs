@@ -98,6 +98,44 @@ pub fn database_url(dir: &Path) -> String {
     format!("sqlite://{}", dir.join("clarify.db").display())
 }
 
+/// POSTs `body` to the API path `path` of the server at `url` (with
+/// `token`, if any) and reads the JSON answer.
+///
+/// # Panics
+/// When the request fails or the answer is not JSON.
+pub async fn post_json(
+    http: &reqwest::Client,
+    url: &str,
+    path: &str,
+    token: Option<&str>,
+    body: &serde_json::Value,
+) -> serde_json::Value {
+    let mut request = http.post(format!("{url}/api/v1{path}")).json(body);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    request.send().await.unwrap().json().await.unwrap()
+}
+
+/// A new task titled `title` and a session on it, through the API of the
+/// server at `url`; the session's agent token.
+///
+/// # Panics
+/// As [`post_json`].
+pub async fn agent_session(http: &reqwest::Client, url: &str, title: &str) -> String {
+    let task = post_json(
+        http,
+        url,
+        "/tasks",
+        None,
+        &serde_json::json!({"title": title}),
+    )
+    .await;
+    let path = format!("/tasks/{}/sessions", task["id"].as_str().unwrap());
+    let session = post_json(http, url, &path, None, &serde_json::json!({})).await;
+    session["agent_token"].as_str().unwrap().to_owned()
+}
+
 fn remove(dir: &Path) {
     let _ = std::fs::remove_dir_all(dir);
 }

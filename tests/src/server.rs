@@ -161,6 +161,30 @@ impl TestServer {
         self.as_token(agent_token).ask(session_id, questions).await
     }
 
+    /// Asks `questions` as a new session's agent, expiring after `expires`
+    /// seconds when given; returns (pending id, task id, agent token).
+    ///
+    /// # Panics
+    /// When the API refuses.
+    pub async fn ask_expiring(
+        &self,
+        questions: Value,
+        expires: Option<u64>,
+    ) -> (String, String, String) {
+        let (task, session, agent) = self.session(None).await;
+        let mut body = json!({"session_id": session, "questions": questions});
+        if let Some(seconds) = expires {
+            body["expires_in_seconds"] = json!(seconds);
+        }
+        let (status, asked) = self
+            .as_token(&agent)
+            .post("/clarification/request", &body)
+            .await;
+        assert_eq!(status, 201, "{asked}");
+        let pending = asked["pending_id"].as_str().expect("pending_id").to_owned();
+        (pending, task, agent)
+    }
+
     /// The absolute URL of `path` on this server.
     #[must_use]
     pub fn url(&self, path: &str) -> String {

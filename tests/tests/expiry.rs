@@ -16,17 +16,8 @@ fn questions() -> Value {
 
 /// Asks with `expires_in_seconds` (when given) as the session's agent.
 async fn ask(server: &TestServer, expires: Option<u64>) -> (String, String) {
-    let (_, session, agent) = server.session(None).await;
-    let mut body = json!({"session_id": session, "questions": questions()});
-    if let Some(seconds) = expires {
-        body["expires_in_seconds"] = json!(seconds);
-    }
-    let (status, asked) = server
-        .as_token(&agent)
-        .post("/clarification/request", &body)
-        .await;
-    assert_eq!(status, 201, "{asked}");
-    (asked["pending_id"].as_str().unwrap().to_owned(), agent)
+    let (pending, _, agent) = server.ask_expiring(questions(), expires).await;
+    (pending, agent)
 }
 
 fn answer() -> Value {

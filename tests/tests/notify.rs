@@ -30,17 +30,8 @@ fn notifying(sink: &NoticeSink) -> Config {
 
 /// Asks as a new session's agent, expiring after `expires` seconds if given.
 async fn ask(server: &TestServer, expires: Option<u64>) -> (String, String) {
-    let (task, session, agent) = server.session(None).await;
-    let mut body = json!({"session_id": session, "questions": questions()});
-    if let Some(seconds) = expires {
-        body["expires_in_seconds"] = json!(seconds);
-    }
-    let (status, asked) = server
-        .as_token(&agent)
-        .post("/clarification/request", &body)
-        .await;
-    assert_eq!(status, 201, "{asked}");
-    (asked["pending_id"].as_str().unwrap().to_owned(), task)
+    let (pending, task, _) = server.ask_expiring(questions(), expires).await;
+    (pending, task)
 }
 
 #[tokio::test]
@@ -63,20 +54,7 @@ async fn a_notice_outlasts_two_refusals_and_a_restart_and_is_kept_once() {
         (3, 1),
         "retried until accepted, then not again"
     );
-    for key in [
-        "event",
-        "text",
-        "pending_id",
-        "task_id",
-        "task",
-        "session_id",
-        "questions",
-        "url",
-        "answered_by",
-        "expires_at",
-    ] {
-        assert!(body.get(key).is_some(), "{key} always present: {body}");
-    }
+    clarify_tests::assert_notice_keys(&body);
     assert_eq!(body["event"], "waiting");
     assert_eq!(body["pending_id"], pending.as_str());
     assert_eq!(body["task"], "a task");

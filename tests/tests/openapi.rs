@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use clarify_server::Config;
 use clarify_tests::TestServer;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// DESIGN.md "Contract": every REST operation, and nothing else.
 const OPERATIONS: &[(&str, &str)] = &[
@@ -222,6 +222,19 @@ async fn path_query_and_upgrade_rejections_use_the_error_shape() {
             .unwrap()
             .starts_with("expected a WebSocket upgrade request"),
         "{body}"
+    );
+    // A path no route serves is a 404 in the error shape, not an empty
+    // body: Schemathesis linked POST /tasks's `workspace_id: ""` into
+    // /workspaces/{id}/notify and sent /workspaces/notify.
+    for path in ["/workspaces/notify", "/no-such-route"] {
+        let (status, body) = server.get(path).await;
+        assert_eq!(status, 404, "{path}");
+        assert_eq!(body["error"], "route not found", "{path}: {body}");
+    }
+    let (status, body) = server.get("/workspaces//notify").await;
+    assert_eq!(
+        (status, &body["error"]),
+        (404, &json!("workspace not found"))
     );
     server.stop().await;
 }

@@ -82,19 +82,7 @@ async fn the_stream_starts_with_what_waits_then_follows_each_change_once() {
     let mut follower = Follower::open(&server, None).await.unwrap();
     let (name, notice) = follower.next().await;
     assert_eq!(name, "waiting");
-    for key in [
-        "event",
-        "text",
-        "pending_id",
-        "task_id",
-        "task",
-        "session_id",
-        "questions",
-        "url",
-        "answered_by",
-    ] {
-        assert!(notice.get(key).is_some(), "{key}: {notice}");
-    }
+    clarify_tests::assert_notice_keys(&notice);
     assert_eq!(notice["pending_id"], first.as_str());
     assert_eq!(notice["questions"], json!(["Asked before?"]));
     assert_eq!(notice["answered_by"], Value::Null);
