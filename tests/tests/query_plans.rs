@@ -216,6 +216,11 @@ async fn a_sessions_open_questions_come_from_their_own_index() {
             vec![Param::Text],
             "task_session_messages_kept_by_session",
         ),
+        (
+            clarify_server::db::publishing::publishing_sql(),
+            vec![Param::Text],
+            "task_session_messages_open_by_session",
+        ),
     ] {
         let steps = plan(&server, &sql, &params).await;
         assert_no_session_walk(&steps);

@@ -12,6 +12,7 @@ pub mod mcp_owners;
 pub mod messages;
 pub mod notifications;
 pub mod pending;
+pub mod publishing;
 pub mod replicas;
 pub mod sessions;
 pub mod tasks;

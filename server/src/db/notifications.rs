@@ -17,35 +17,6 @@ pub async fn workspace_webhook(
         .await
 }
 
-/// What publishing a session's events reads: its state, and the webhook
-/// of its task's workspace, if any, in one statement.
-#[derive(Debug, Clone, FromRow)]
-pub struct Publishing {
-    /// The session's state.
-    #[sqlx(try_from = "String")]
-    pub state: clarify_core::SessionState,
-    /// Its workspace's own webhook.
-    pub webhook_url: Option<String>,
-}
-
-/// [`Publishing`] for `session_id`.
-///
-/// # Errors
-/// Database errors.
-pub async fn publishing(
-    db: impl AnyExecutor<'_>,
-    session_id: &str,
-) -> sqlx::Result<Option<Publishing>> {
-    sqlx::query_as(
-        "SELECT s.state, n.webhook_url FROM task_sessions s \
-         LEFT JOIN tasks t ON t.id = s.task_id \
-         LEFT JOIN workspace_notify n ON n.workspace_id = t.workspace_id WHERE s.id = $1",
-    )
-    .bind(session_id)
-    .fetch_optional(db)
-    .await
-}
-
 /// Sets (or, with `None`, removes) `workspace_id`'s webhook.
 ///
 /// # Errors

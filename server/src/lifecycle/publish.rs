@@ -5,9 +5,8 @@ use clarify_core::{EventKind, api, pending_action};
 use serde_json::json;
 
 use super::{Lifecycle, Result};
-use crate::db::clarification as repo;
 use crate::db::messages::{self, Message};
-use crate::db::notifications;
+use crate::db::publishing;
 
 impl Lifecycle {
     pub(super) async fn publish_bundle(&self, pending_id: &str) -> Result<()> {
@@ -27,13 +26,10 @@ impl Lifecycle {
         session_id: &str,
         list: &[Message],
     ) -> Result<()> {
-        let waiting = !repo::active_in_session(self.db.pool(), session_id)
-            .await?
-            .is_empty();
-        let session = notifications::publishing(self.db.pool(), session_id).await?;
+        let session = publishing::publishing(self.db.pool(), session_id).await?;
         let pending_action = session
             .as_ref()
-            .and_then(|s| pending_action(s.state, waiting));
+            .and_then(|s| pending_action(s.state, s.waiting != 0));
         let webhook = session.and_then(|s| s.webhook_url);
         for message in list {
             let payload = api::MessageEvent {

@@ -1,0 +1,49 @@
+//! What publishing a session's events reads, in one statement: the
+//! session's state, whether it has an active bundle (together its pending
+//! action, T1), and its workspace's notification webhook.
+
+use sqlx::{AnyExecutor, FromRow};
+
+use super::clarification::active;
+
+/// A session as its events need it.
+#[derive(Debug, Clone, FromRow)]
+pub struct Publishing {
+    /// The session's state.
+    #[sqlx(try_from = "String")]
+    pub state: clarify_core::SessionState,
+    /// Whether one of its bundles is active (D4): 1 or 0.
+    pub waiting: i64,
+    /// Its workspace's own webhook.
+    pub webhook_url: Option<String>,
+}
+
+/// [`Publishing`] for `session_id`.
+///
+/// # Errors
+/// Database errors.
+pub async fn publishing(
+    db: impl AnyExecutor<'_>,
+    session_id: &str,
+) -> sqlx::Result<Option<Publishing>> {
+    sqlx::query_as(super::sql(publishing_sql()))
+        .bind(session_id)
+        .fetch_optional(db)
+        .await
+}
+
+/// The query of [`publishing`] (`$1`: the session), public so that
+/// `tests/query_plans.rs` can pin it to the session's open-questions index.
+#[must_use]
+pub fn publishing_sql() -> String {
+    format!(
+        "SELECT s.state, \
+             CASE WHEN EXISTS (SELECT 1 FROM task_session_messages m \
+                 WHERE m.task_session_id = s.id AND {active}) THEN 1 ELSE 0 END AS waiting, \
+             n.webhook_url \
+         FROM task_sessions s \
+         LEFT JOIN tasks t ON t.id = s.task_id \
+         LEFT JOIN workspace_notify n ON n.workspace_id = t.workspace_id WHERE s.id = $1",
+        active = active("m")
+    )
+}
