@@ -144,6 +144,27 @@ async fn raw_claims(state: &AppState, pending: Vec<String>) -> f64 {
     .await
 }
 
+/// The resume's own cost: the same webhook POSTed through the server's
+/// webhook client with no database work at all.
+async fn webhook_posts(url: &str, count: usize) -> f64 {
+    use clarify_server::lifecycle::resume::{Sent, WebhookNetworks, Webhooks};
+    let webhooks = Webhooks::new(WebhookNetworks::open());
+    let url = url.to_owned();
+    let body = json!({"session_id": "s", "task_id": "t", "pending_id": "p",
+        "prompt": "The user answered: a", "response": {}})
+    .to_string();
+    rate(vec![String::new(); count], move |_| {
+        let (webhooks, url, body) = (webhooks.clone(), url.clone(), body.clone());
+        async move {
+            assert_eq!(
+                webhooks.post(&url, body, &[], "bench").await,
+                Sent::Accepted
+            );
+        }
+    })
+    .await
+}
+
 async fn answers(state: &AppState, pending: Vec<String>) -> f64 {
     let state = state.clone();
     rate(pending, move |pending_id| {
@@ -191,7 +212,9 @@ async fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(3);
     let (mut baselines, mut resumes, mut attaches) = (Vec::new(), Vec::new(), Vec::new());
+    let mut posts = Vec::new();
     for _ in 0..rounds {
+        posts.push(webhook_posts(&receiver.url(), count).await);
         baselines.push(raw_claims(&state, questions(&state, count, "").await).await);
         let before = receiver.count();
         resumes.push(answers(&state, questions(&state, count, &webhook).await).await);
@@ -226,6 +249,7 @@ async fn main() {
     let ratios = |v: &[f64]| -> Vec<f64> { v.iter().zip(&baselines).map(|(x, b)| x / b).collect() };
     let (resumed_ratio, attached_ratio) = (median(ratios(&resumes)), median(ratios(&attaches)));
     let (baseline, resumed, attached) = (median(baselines), median(resumes), median(attaches));
+    let posted = median(posts);
 
     println!(
         "answers on {backend}, {count} each, {} at a time, median of {rounds} rounds:",
@@ -234,6 +258,10 @@ async fn main() {
     println!("  raw claim transaction (baseline): {baseline:>8.0}/s");
     println!(
         "  answer resuming its agent by webhook: {resumed:>8.0}/s ({resumed_ratio:.3}x baseline, median of the rounds' ratios)"
+    );
+    println!(
+        "  the resume's webhook POST alone, no database: {posted:>8.0}/s (what a webhook \
+         answer spends besides the database: 1/{posted:.0} s of its 1/{resumed:.0} s)"
     );
     println!(
         "  answer to an agent blocked on it:     {attached:>8.0}/s ({attached_ratio:.3}x baseline, median of the rounds' ratios)"
