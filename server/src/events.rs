@@ -48,8 +48,8 @@ impl Events {
     }
 
     /// Publishes an event to every subscriber (none is fine), here and on
-    /// the other replicas; returns it.
-    pub fn publish(&self, action: EventKind, payload: Value) -> Event {
+    /// the other replicas.
+    pub fn publish(&self, action: EventKind, payload: Value) {
         let event = Event {
             kind: "notification".to_owned(),
             action,
@@ -59,8 +59,7 @@ impl Events {
         if let Some(relay) = &self.relay {
             relay.relay(event.clone());
         }
-        self.publish_here(event.clone());
-        event
+        self.publish_here(event);
     }
 
     /// Publishes an event to this replica's subscribers only (one relayed

@@ -5,6 +5,7 @@
 
 use clarify_core::api::{Event, Notice};
 use clarify_core::{EventKind, MessageKind, winner};
+use serde_json::Value;
 
 use super::discovery::PendingArgs;
 use super::{Lifecycle, Result};
@@ -12,9 +13,9 @@ use crate::auth::Caller;
 use crate::db::clarification::{self as repo, Bundle};
 use crate::db::tasks;
 
-/// What an event says about its bundle, if anything a follower cares for.
-pub(super) fn change_of(event: &Event) -> Option<(&str, &'static str)> {
-    let payload = &event.payload;
+/// What an event (`action`, `payload`) says about its bundle, if anything
+/// a follower cares for.
+pub(super) fn change_of(action: EventKind, payload: &Value) -> Option<(&str, &'static str)> {
     let metadata = &payload["metadata"];
     // One notice per bundle: its first question's message stands for it.
     if payload["type"] != MessageKind::ClarificationRequest.as_str()
@@ -23,7 +24,7 @@ pub(super) fn change_of(event: &Event) -> Option<(&str, &'static str)> {
         return None;
     }
     let pending_id = metadata["pending_id"].as_str()?;
-    let change = match (event.action, metadata["status"].as_str().unwrap_or("")) {
+    let change = match (action, metadata["status"].as_str().unwrap_or("")) {
         (EventKind::MessageAdded, _) => "waiting",
         (EventKind::MessageUpdated, "answered" | "rejected") => "resolved",
         (EventKind::MessageUpdated, "expired") => "expired",
@@ -41,7 +42,7 @@ impl Lifecycle {
     /// # Errors
     /// Database errors.
     pub async fn notice_of(&self, event: &Event, base: &str) -> Result<Option<Notice>> {
-        let Some((pending_id, change)) = change_of(event) else {
+        let Some((pending_id, change)) = change_of(event.action, &event.payload) else {
             return Ok(None);
         };
         let Some(bundle) = repo::load(self.db.pool(), pending_id).await? else {

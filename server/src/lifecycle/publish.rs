@@ -36,14 +36,15 @@ impl Lifecycle {
                 message: message.clone().into(),
                 pending_action,
             };
-            let event = self.events.publish(kind, json!(payload));
-            self.notify_change(&event, webhook.as_deref());
+            let payload = json!(payload);
+            self.notify_change(kind, &payload, webhook.as_deref());
+            self.events.publish(kind, payload);
         }
         Ok(())
     }
 
     pub(super) async fn publish_session(&self, session_id: &str, task_id: &str) {
-        let _ = self.events.publish(
+        self.events.publish(
             EventKind::TaskUpdated,
             json!({"task_id": task_id, "session_id": session_id}),
         );

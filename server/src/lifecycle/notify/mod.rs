@@ -15,7 +15,8 @@ mod send;
 use std::sync::Arc;
 use std::time::Duration;
 
-use clarify_core::api::Event;
+use clarify_core::EventKind;
+use serde_json::Value;
 
 use super::notice::change_of;
 use super::resume::Webhooks;
@@ -83,12 +84,12 @@ impl Notifications {
 }
 
 impl Lifecycle {
-    /// Queues the notices `event` makes, if any, for the server's targets
+    /// Queues the notices an event (`action`, `payload`) makes, if any, for the server's targets
     /// and `own` (the workspace's webhook), in the background: the change is
     /// already durable, and whoever made it is not kept waiting. With no
     /// target at all, nothing happens.
-    pub(super) fn notify_change(&self, event: &Event, own: Option<&str>) {
-        let Some((pending_id, change)) = change_of(event) else {
+    pub(super) fn notify_change(&self, action: EventKind, payload: &Value, own: Option<&str>) {
+        let Some((pending_id, change)) = change_of(action, payload) else {
             return;
         };
         let mut targets = self.notifications.targets.to_vec();
@@ -120,8 +121,10 @@ impl Lifecycle {
         let now_row = row(&bundle, change, json(&notice), now, deadline);
         let mut queued = self.queue(targets, &now_row, now).await?;
         if let (true, Some((remind_at, expires_at))) = (change == "waiting", reminder_at(&bundle)) {
-            let mut reminder = self.notice(&bundle, "reminder", &base).await?;
+            let mut reminder = notice.clone();
+            reminder.event = "reminder".to_owned();
             reminder.answered_by = None;
+            reminder.text = reminder.describe();
             let later = row(&bundle, "reminder", json(&reminder), remind_at, expires_at);
             self.queue(targets, &later, now).await?;
             queued |= remind_at <= now;

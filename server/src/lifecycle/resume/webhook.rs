@@ -153,6 +153,9 @@ impl Webhooks {
                 Sent::Failed
             }
             Err(error) => {
+                // Without the URL: a Slack or Mattermost webhook's URL is
+                // its secret.
+                let error = error.without_url();
                 tracing::warn!(what, %error, "webhook failed");
                 Sent::Failed
             }
