@@ -118,35 +118,44 @@ impl Lifecycle {
         let base = self.notifications.base.clone();
         let notice = self.notice(&bundle, change, &base).await?;
         let deadline = now.saturating_add(crate::clock::micros(NOTIFY_FOR));
-        let now_row = row(&bundle, change, json(&notice), now, deadline);
-        let mut queued = self.queue(targets, &now_row, now).await?;
+        let mut rows = vec![row(&bundle, change, json(&notice), now, deadline)];
         if let (true, Some((remind_at, expires_at))) = (change == "waiting", reminder_at(&bundle)) {
-            let mut reminder = notice.clone();
+            let mut reminder = notice;
             reminder.event = "reminder".to_owned();
             reminder.answered_by = None;
             reminder.text = reminder.describe();
-            let later = row(&bundle, "reminder", json(&reminder), remind_at, expires_at);
-            self.queue(targets, &later, now).await?;
-            queued |= remind_at <= now;
+            rows.push(row(
+                &bundle,
+                "reminder",
+                json(&reminder),
+                remind_at,
+                expires_at,
+            ));
         }
-        if queued {
+        if self.queue(targets, &rows, now).await? {
             self.notifications.wake.notify_one();
         }
         Ok(())
     }
 
-    /// `row` queued once per target; whether any was new.
-    async fn queue(&self, targets: &[String], row: &Outgoing, now: i64) -> Result<bool> {
-        let mut any = false;
-        for target in targets {
-            let row = Outgoing {
-                id: new_id(),
-                target: target.clone(),
-                ..row.clone()
-            };
-            any |= notifications::enqueue(self.db.pool(), &row, now).await?;
+    /// Each of `rows` queued once per target, in one transaction; whether
+    /// any new row is due now.
+    async fn queue(&self, targets: &[String], rows: &[Outgoing], now: i64) -> Result<bool> {
+        let mut tx = self.db.begin_write().await?;
+        let mut due = false;
+        for row in rows {
+            for target in targets {
+                let row = Outgoing {
+                    id: new_id(),
+                    target: target.clone(),
+                    ..row.clone()
+                };
+                let new = notifications::enqueue(&mut *tx, &row, now).await?;
+                due |= new && row.next_at <= now;
+            }
         }
-        Ok(any)
+        tx.commit().await?;
+        Ok(due)
     }
 }
 
