@@ -165,6 +165,30 @@ async fn webhook_posts(url: &str, count: usize) -> f64 {
     .await
 }
 
+/// What a statement costs alone (one trip to the database) and inside a
+/// batch of ten (one trip for all), one at a time: in microseconds each.
+async fn trip_costs(state: &AppState) -> (f64, f64) {
+    use clarify_server::db::batch::Batch;
+    const STATEMENTS: u32 = 5000;
+    let db = state.db();
+    let mut conn = db.pool().acquire().await.unwrap();
+    let started = Instant::now();
+    for _ in 0..STATEMENTS {
+        sqlx::query("SELECT 1").execute(&mut *conn).await.unwrap();
+    }
+    let alone = started.elapsed().as_secs_f64() * 1e6 / f64::from(STATEMENTS);
+    let started = Instant::now();
+    for _ in 0..STATEMENTS / 10 {
+        let mut batch = Batch::new();
+        for i in 0..10 {
+            batch.push("SELECT $1".into(), vec![i64::from(i).into()]);
+        }
+        batch.run(&mut conn, db.backend()).await.unwrap();
+    }
+    let batched = started.elapsed().as_secs_f64() * 1e6 / f64::from(STATEMENTS);
+    (alone, batched)
+}
+
 async fn answers(state: &AppState, pending: Vec<String>) -> f64 {
     let state = state.clone();
     rate(pending, move |pending_id| {
@@ -250,6 +274,7 @@ async fn main() {
     let (resumed_ratio, attached_ratio) = (median(ratios(&resumes)), median(ratios(&attaches)));
     let (baseline, resumed, attached) = (median(baselines), median(resumes), median(attaches));
     let posted = median(posts);
+    let (alone, batched) = trip_costs(&state).await;
 
     println!(
         "answers on {backend}, {count} each, {} at a time, median of {rounds} rounds:",
@@ -265,5 +290,9 @@ async fn main() {
     );
     println!(
         "  answer to an agent blocked on it:     {attached:>8.0}/s ({attached_ratio:.3}x baseline, median of the rounds' ratios)"
+    );
+    println!(
+        "  a statement alone, one trip to the connection: {alone:>6.1} us; \
+         in a batch of ten, one trip for all: {batched:>6.1} us each"
     );
 }

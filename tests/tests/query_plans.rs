@@ -221,6 +221,11 @@ async fn a_sessions_open_questions_come_from_their_own_index() {
             vec![Param::Text],
             "task_session_messages_open_by_session",
         ),
+        (
+            clarify_server::db::clarification::detach_completed_sql(server.db().backend()),
+            vec![Param::Int, Param::Text],
+            "task_session_messages_open_by_session",
+        ),
     ] {
         let steps = plan(&server, &sql, &params).await;
         assert_no_session_walk(&steps);

@@ -53,6 +53,19 @@ impl Backend {
         }
     }
 
+    /// SQL that holds when flag `key` of `alias`'s metadata is not JSON
+    /// `true` (as [`clarify_core::ClarificationMetadata`] reads a flag) —
+    /// a fixed name of this crate, never user input.
+    #[must_use]
+    pub fn metadata_flag_unset(self, alias: &str, key: &'static str) -> String {
+        match self {
+            Self::Sqlite => format!("json_type({alias}.metadata, '$.{key}') IS NOT 'true'"),
+            Self::Postgres => {
+                format!("({alias}.metadata::jsonb -> '{key}') IS DISTINCT FROM 'true'::jsonb")
+            }
+        }
+    }
+
     /// SQL for the `metadata` column without `keys` — fixed names of this
     /// crate, never user input.
     #[must_use]

@@ -6,6 +6,7 @@
 //! sqlx's `Any` driver; what differs between them lives in [`dialect`].
 
 pub mod attempts;
+pub mod batch;
 pub mod clarification;
 pub mod dialect;
 pub mod mcp_owners;

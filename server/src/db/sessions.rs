@@ -4,6 +4,7 @@ use sqlx::{AnyExecutor, FromRow};
 
 use clarify_core::SessionState;
 
+use super::batch::Batch;
 use super::{Backend, Tx};
 use crate::clock;
 
@@ -186,17 +187,35 @@ pub async fn transition(
     to: SessionState,
     now: i64,
 ) -> sqlx::Result<bool> {
-    // States travel as parameters: $4, $5, … one per state of `from`.
-    let list: Vec<String> = (0..from.len()).map(|i| format!("${}", i + 4)).collect();
-    let mut query = sqlx::query(super::sql(format!(
-        "UPDATE task_sessions SET state = $1, updated_at = $2 WHERE id = $3 AND state IN ({})",
-        list.join(", ")
-    )))
-    .bind(to.as_str())
-    .bind(now)
-    .bind(id);
+    let mut query = sqlx::query(super::sql(transition_sql(from.len())))
+        .bind(to.as_str())
+        .bind(now)
+        .bind(id);
     for state in from {
         query = query.bind(state.as_str());
     }
     Ok(query.execute(db).await?.rows_affected() > 0)
+}
+
+/// [`transition`] as a step of a batch; it changes one row exactly when
+/// the session moved.
+pub fn transition_step(
+    batch: &mut Batch,
+    id: &str,
+    from: &[SessionState],
+    to: SessionState,
+    now: i64,
+) -> usize {
+    let mut values = vec![to.as_str().into(), now.into(), id.into()];
+    values.extend(from.iter().map(|state| state.as_str().into()));
+    batch.push(transition_sql(from.len()), values)
+}
+
+/// [`transition`]'s query for `from` states: `$1` the new state, `$2`
+/// now, `$3` the session, then one parameter per state it may move from.
+fn transition_sql(from: usize) -> String {
+    format!(
+        "UPDATE task_sessions SET state = $1, updated_at = $2 WHERE id = $3 AND state IN ({})",
+        super::placeholders(4, from)
+    )
 }

@@ -3,6 +3,7 @@
 
 use sqlx::{AnyExecutor, FromRow};
 
+use super::batch::Batch;
 use crate::clock;
 
 /// A turn row.
@@ -52,22 +53,22 @@ pub const CURRENT_TURN_ORDER: &str = "started_at DESC, created_at DESC, id DESC"
 
 const COLUMNS: &str = "id, task_session_id, started_at, completed_at, created_at";
 
+const INSERT: &str = "INSERT INTO task_session_turns \
+     (id, task_session_id, started_at, completed_at, created_at) VALUES ($1, $2, $3, $4, $5)";
+
 /// Inserts a turn.
 ///
 /// # Errors
 /// Database errors.
 pub async fn insert(db: impl AnyExecutor<'_>, turn: &Turn) -> sqlx::Result<()> {
-    sqlx::query(
-        "INSERT INTO task_session_turns (id, task_session_id, started_at, completed_at, created_at) \
-         VALUES ($1, $2, $3, $4, $5)",
-    )
-    .bind(&turn.id)
-    .bind(&turn.task_session_id)
-    .bind(turn.started_at)
-    .bind(turn.completed_at)
-    .bind(turn.created_at)
-    .execute(db)
-    .await?;
+    sqlx::query(INSERT)
+        .bind(&turn.id)
+        .bind(&turn.task_session_id)
+        .bind(turn.started_at)
+        .bind(turn.completed_at)
+        .bind(turn.created_at)
+        .execute(db)
+        .await?;
     Ok(())
 }
 
@@ -116,4 +117,31 @@ pub async fn complete(db: impl AnyExecutor<'_>, id: &str, now: i64) -> sqlx::Res
     .execute(db)
     .await?;
     Ok(result.rows_affected() > 0)
+}
+
+/// [`insert`] as a step of a batch.
+pub fn insert_step(batch: &mut Batch, turn: &Turn) -> usize {
+    batch.push(
+        INSERT.to_owned(),
+        vec![
+            turn.id.as_str().into(),
+            turn.task_session_id.as_str().into(),
+            turn.started_at.into(),
+            turn.completed_at.into(),
+            turn.created_at.into(),
+        ],
+    )
+}
+
+/// Completes the session's current turn if it is open, as a step of a
+/// batch: it changes one row exactly when the turn was open.
+pub fn complete_current_step(batch: &mut Batch, session_id: &str, now: i64) -> usize {
+    batch.push(
+        format!(
+            "UPDATE task_session_turns SET completed_at = $1 WHERE id = \
+             (SELECT id FROM task_session_turns WHERE task_session_id = $2 \
+              ORDER BY {CURRENT_TURN_ORDER} LIMIT 1) AND completed_at IS NULL"
+        ),
+        vec![now.into(), session_id.into()],
+    )
 }

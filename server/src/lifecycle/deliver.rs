@@ -13,6 +13,7 @@ use clarify_core::{Outcome, Response, SessionState, agent_text};
 use super::resume::{ResumePayload, ResumeTarget};
 use super::{Error, Lifecycle, Result};
 use crate::clock::now_micros;
+use crate::db::batch::Batch;
 use crate::db::clarification::{self as repo, Bundle, Guard, Mark};
 use crate::db::sessions;
 use crate::waiters::Wake;
@@ -213,21 +214,22 @@ impl Lifecycle {
         // transaction with the claim made final and the session back to
         // RUNNING. What fails now is logged, never reported: the sweep
         // finalizes a claim whose resume was attempted (R6).
+        // All of it is one trip to the database (issue 17).
         let now = now_micros();
         let settled = async {
             let mut tx = self.db.begin_write().await?;
-            let started = self.start_turn_in(&mut tx, session_id, now).await?;
-            // `false` only if reconciliation kept the claim meanwhile: either
-            // way the answer stands and was sent once.
-            repo::finalize_in(&mut tx, &self.db, pending_id, now, ours).await?;
-            sessions::transition(
-                &mut *tx,
+            let mut also = Batch::new();
+            // Changes nothing only if reconciliation kept the claim
+            // meanwhile: either way the answer stands and was sent once.
+            repo::finalize_steps(&mut also, self.db.backend(), pending_id, now, ours);
+            sessions::transition_step(
+                &mut also,
                 session_id,
                 &[SessionState::WaitingForInput],
                 SessionState::Running,
                 now,
-            )
-            .await?;
+            );
+            let (started, _) = self.start_turn_with(&mut tx, session_id, now, also).await?;
             tx.commit().await?;
             Ok::<_, sqlx::Error>(started)
         }

@@ -7,6 +7,7 @@ use clarify_core::session::UnknownState;
 
 use super::{Error, Lifecycle, Result};
 use crate::clock::now_micros;
+use crate::db::batch::{Batch, Done};
 use crate::db::clarification::{self as repo, Scope, Transition};
 use crate::db::{Tx, sessions, turns};
 use crate::waiters::Wake;
@@ -77,29 +78,41 @@ impl Lifecycle {
         session_id: &str,
         now: i64,
     ) -> sqlx::Result<TurnStart> {
-        let superseded = repo::active_in_session(&mut **tx, session_id).await?;
-        let mut detached = Vec::new();
-        if let Some(current) = turns::current(&mut **tx, session_id).await?
-            && current.completed_at.is_none()
-        {
-            turns::complete(&mut **tx, &current.id, now).await?;
-            // It was the current turn: its bundles are detached.
-            detached = repo::transition_in(
-                tx,
-                &self.db,
-                Scope::Session(session_id),
-                Transition::Detach,
-                now,
-            )
+        let (started, _) = self
+            .start_turn_with(tx, session_id, now, Batch::new())
             .await?;
-        }
+        Ok(started)
+    }
+
+    /// [`Self::start_turn_in`], with `also` run right after the turn's own
+    /// steps in the same trip to the database; returns `also`'s results.
+    pub(super) async fn start_turn_with(
+        &self,
+        tx: &mut Tx,
+        session_id: &str,
+        now: i64,
+        also: Batch,
+    ) -> sqlx::Result<(TurnStart, Vec<Done>)> {
+        let backend = self.db.backend();
+        let mut batch = Batch::new();
+        // Read before anything changes: every bundle active until now is
+        // superseded by the new turn.
+        let superseded = batch.push(repo::active_in_session_sql(), vec![session_id.into()]);
+        // The open current turn is completed, and only then are its
+        // bundles detached.
+        turns::complete_current_step(&mut batch, session_id, now);
+        let detached = repo::detach_completed_steps(&mut batch, backend, session_id, now);
         let turn = turns::Turn::starting(session_id, now);
-        turns::insert(&mut **tx, &turn).await?;
-        Ok(TurnStart {
+        turns::insert_step(&mut batch, &turn);
+        let first_also = batch.append(also);
+        let mut done = batch.run(tx, backend).await?;
+        let also = done.split_off(first_also);
+        let started = TurnStart {
+            superseded: done[superseded].distinct_texts()?,
+            detached: done[detached].distinct_texts()?,
             turn,
-            superseded,
-            detached,
-        })
+        };
+        Ok((started, also))
     }
 
     /// Tells browsers and waiters what a committed turn start changed.

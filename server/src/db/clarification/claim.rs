@@ -186,98 +186,6 @@ pub async fn restore(db: &Db, pending_id: &str, now: i64, guard: Guard) -> sqlx:
     .await
 }
 
-/// Marks a claimed bundle's delivery as done.
-///
-/// # Errors
-/// Database errors.
-pub async fn finalize(db: &Db, pending_id: &str, now: i64, guard: Guard) -> sqlx::Result<bool> {
-    flag(db, pending_id, now, guard, Flags::Delivered).await
-}
-
-/// [`finalize`] inside the caller's write transaction (a dispatched resume
-/// finalized together with the successor turn it starts).
-///
-/// # Errors
-/// Database errors.
-pub async fn finalize_in(
-    tx: &mut Tx,
-    db: &Db,
-    pending_id: &str,
-    now: i64,
-    guard: Guard,
-) -> sqlx::Result<bool> {
-    lock_bundle(tx, db, pending_id).await?;
-    flag_in(&mut **tx, db, pending_id, now, guard, Flags::Delivered).await
-}
-
-/// How a delivery changes its claimed rows' flags (written only when true,
-/// as [`ClarificationMetadata`] does).
-#[derive(Debug, Clone, Copy)]
-enum Flags {
-    /// Delivered: no flag left.
-    Delivered,
-    /// One more flag set.
-    Marked(Mark),
-}
-
-/// Changes the flags of the claimed, undelivered rows `guard` admits, in
-/// one guarded UPDATE (issue 17: a load and a write per row were a
-/// transaction of their own). On SQLite the one statement is the
-/// transaction; on PostgreSQL the rows are locked in id order first, as
-/// every write of a bundle does.
-async fn flag(
-    db: &Db,
-    pending_id: &str,
-    now: i64,
-    guard: Guard,
-    flags: Flags,
-) -> sqlx::Result<bool> {
-    if !db.backend().shared() {
-        return flag_in(db.pool(), db, pending_id, now, guard, flags).await;
-    }
-    let mut tx = db.begin_write().await?;
-    lock_bundle(&mut tx, db, pending_id).await?;
-    let changed = flag_in(&mut *tx, db, pending_id, now, guard, flags).await?;
-    tx.commit().await?;
-    Ok(changed)
-}
-
-async fn flag_in(
-    executor: impl AnyExecutor<'_>,
-    db: &Db,
-    pending_id: &str,
-    now: i64,
-    guard: Guard,
-    flags: Flags,
-) -> sqlx::Result<bool> {
-    let backend = db.backend();
-    let metadata = match flags {
-        Flags::Delivered => backend.metadata_remove(&[
-            "response_delivery_pending",
-            "resume_attempted",
-            "awaiting_pickup",
-        ]),
-        Flags::Marked(Mark::ResumeAttempted) => backend.metadata_set("resume_attempted", "true"),
-        Flags::Marked(Mark::AwaitingPickup) => backend.metadata_set("awaiting_pickup", "true"),
-    };
-    let (admitted, token) = match guard {
-        Guard::Any => ("$3 = $3", 0),
-        Guard::UntouchedBefore(cutoff) => ("m.updated_at < $3", cutoff),
-        Guard::Claim(token) => ("m.updated_at = $3", token),
-    };
-    let done = sqlx::query(crate::db::sql(format!(
-        "UPDATE task_session_messages AS m SET metadata = {metadata}, updated_at = $2 \
-         WHERE m.pending_id = $1 AND m.type = '{CLARIFICATION_REQUEST}' \
-         AND m.clarification_delivery_pending = 1 AND {admitted}"
-    )))
-    .bind(pending_id)
-    .bind(now)
-    .bind(token)
-    .execute(executor)
-    .await?;
-    Ok(done.rows_affected() > 0)
-}
-
 /// Rewrites the claimed, undelivered rows of a bundle under their row locks,
 /// so two replicas reconciling at once change each row once.
 async fn rewrite_delivery_pending(
@@ -330,39 +238,6 @@ pub async fn delivery_pending(db: impl AnyExecutor<'_>) -> sqlx::Result<Vec<Stri
     .fetch_all(db)
     .await?;
     Ok(rows.into_iter().map(|(p,)| p).collect())
-}
-
-/// What a delivery records on its claim before handing the answer over.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mark {
-    /// A resume dispatch is about to start: after a crash it may have
-    /// reached the agent, so the claim is kept, never resent (at most once).
-    ResumeAttempted,
-    /// Nobody to hand it to (no agent attached, no resume target): kept for
-    /// the agent to collect (pull delivery), never rolled back.
-    AwaitingPickup,
-}
-
-/// Records `mark` on the claim carrying `token`. `false`: the claim is no
-/// longer this delivery's. The rows carry `now` as their token afterwards.
-///
-/// # Errors
-/// Database errors.
-pub async fn mark(
-    db: &Db,
-    pending_id: &str,
-    now: i64,
-    token: i64,
-    mark: Mark,
-) -> sqlx::Result<bool> {
-    flag(
-        db,
-        pending_id,
-        now,
-        Guard::Claim(token),
-        Flags::Marked(mark),
-    )
-    .await
 }
 
 #[cfg(test)]

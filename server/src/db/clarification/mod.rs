@@ -6,6 +6,7 @@
 //! [`complete_active_bundle`] is the only claim mechanism (P1).
 
 mod claim;
+mod marks;
 mod transition;
 
 use std::collections::HashSet;
@@ -15,13 +16,16 @@ use sqlx::{AnyExecutor, FromRow};
 
 use super::messages::CLARIFICATION_REQUEST;
 use super::sessions::terminal_states_sql;
-use super::{Db, Tx};
+use super::{Backend, Db, Tx};
 
 pub use claim::{
-    Claim, Delivery, Guard, Mark, claim_in, complete_active_bundle, delivery_pending, finalize,
-    finalize_in, mark, restore,
+    Claim, Delivery, Guard, claim_in, complete_active_bundle, delivery_pending, restore,
 };
-pub use transition::{Scope, Transition, due, due_sql, transition, transition_in};
+pub use marks::{Mark, finalize, finalize_steps, mark};
+pub use transition::{
+    Scope, Transition, detach_completed_sql, detach_completed_steps, due, due_sql, transition,
+    transition_in,
+};
 
 /// D4 as a SQL condition on the message alias `m`: a pending (or
 /// status-less) question of the session's current turn, in a session that
@@ -282,15 +286,20 @@ pub(super) async fn lock_bundle(tx: &mut Tx, db: &Db, pending_id: &str) -> sqlx:
     if !db.backend().shared() {
         return Ok(());
     }
-    sqlx::query(crate::db::sql(format!(
+    sqlx::query(crate::db::sql(lock_bundle_sql(db.backend())))
+        .bind(pending_id)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+/// [`lock_bundle`]'s query (`$1` the bundle).
+pub(super) fn lock_bundle_sql(backend: Backend) -> String {
+    format!(
         "SELECT m.id FROM task_session_messages m \
          WHERE m.pending_id = $1 AND m.type = '{CLARIFICATION_REQUEST}' ORDER BY m.id{}",
-        db.backend().for_update()
-    )))
-    .bind(pending_id)
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
+        backend.for_update()
+    )
 }
 
 /// Writes `meta` to message `id`; returns the JSON written.

@@ -4,7 +4,8 @@
 use clarify_core::{ClarificationMetadata, Status};
 
 use super::{active, write_metadata};
-use crate::db::{Db, Tx};
+use crate::db::batch::Batch;
+use crate::db::{Backend, Db, Tx};
 
 /// Which active questions a transition applies to.
 #[derive(Debug, Clone, Copy)]
@@ -93,6 +94,51 @@ pub async fn transition_in(
         }
     }
     Ok(changed)
+}
+
+/// The detach of a session's current turn, as steps of a batch, for a
+/// batch that has just completed that turn at `now` (and so only if it
+/// did): every active question of the session is marked as no longer
+/// waited for, as [`transition_in`] does. The returned step's rows are the
+/// changed rows' pending ids (a bundle once per row).
+pub fn detach_completed_steps(
+    batch: &mut Batch,
+    backend: Backend,
+    session_id: &str,
+    now: i64,
+) -> usize {
+    let active = active("m");
+    if backend.shared() {
+        // The rows are locked in id order first, as every write of them is.
+        batch.push(
+            format!(
+                "SELECT m.id FROM task_session_messages m \
+                 WHERE m.task_session_id = $1 AND {active} ORDER BY m.id{}",
+                backend.for_update()
+            ),
+            vec![session_id.into()],
+        );
+    }
+    batch.push(
+        detach_completed_sql(backend),
+        vec![now.into(), session_id.into()],
+    )
+}
+
+/// The UPDATE of [`detach_completed_steps`] (`$1` now, `$2` the session),
+/// public so that `tests/query_plans.rs` can pin its plan.
+#[must_use]
+pub fn detach_completed_sql(backend: Backend) -> String {
+    format!(
+        "UPDATE task_session_messages AS m SET metadata = {detached}, updated_at = $1 \
+         WHERE m.task_session_id = $2 AND {active} AND {attached} \
+         AND EXISTS (SELECT 1 FROM task_session_turns c \
+             WHERE c.id = m.turn_id AND c.completed_at = $1) \
+         RETURNING pending_id",
+        active = active("m"),
+        detached = backend.metadata_set("agent_disconnected", "true"),
+        attached = backend.metadata_flag_unset("m", "agent_disconnected"),
+    )
 }
 
 /// The active bundles whose `expires_at` has come by `now`, the soonest
