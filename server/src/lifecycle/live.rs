@@ -6,7 +6,8 @@
 use clarify_core::{AnsweredBy, EventKind, Outcome, RespondBody, Response, SessionState};
 
 use super::{Lifecycle, Result};
-use crate::db::clarification::{self as repo, Bundle, Delivery};
+use crate::db::batch::Batch;
+use crate::db::clarification::{self as repo, Bundle, Claiming, Delivery};
 use crate::db::sessions;
 use crate::waiters::Wake;
 
@@ -43,28 +44,27 @@ impl Lifecycle {
         let pending_id = response.pending_id.as_str();
         let claimed = async {
             let mut tx = self.db.begin_write().await?;
-            let claim = repo::claim_in(
-                &mut tx,
-                &self.db,
-                pending_id,
-                outcome,
-                by,
-                now,
-                Delivery::Final,
-            )
-            .await?;
-            let Some(claim) = claim else {
-                tx.rollback().await?;
-                return Ok(None);
-            };
-            sessions::transition(
-                &mut *tx,
+            // The session moves back to RUNNING with the claim's own
+            // writes, in one trip (issue 17).
+            let mut also = Batch::new();
+            sessions::transition_step(
+                &mut also,
                 bundle.session_id(),
                 &[SessionState::WaitingForInput],
                 SessionState::Running,
                 now,
-            )
-            .await?;
+            );
+            let claiming = Claiming {
+                outcome,
+                by,
+                now,
+                delivery: Delivery::Final,
+            };
+            let claim = repo::claim_in(&mut tx, &self.db, pending_id, claiming, also).await?;
+            let Some(claim) = claim else {
+                tx.rollback().await?;
+                return Ok(None);
+            };
             Ok::<_, sqlx::Error>(Some((tx, claim)))
         }
         .await;

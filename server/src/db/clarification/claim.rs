@@ -5,7 +5,11 @@
 use clarify_core::{AnsweredBy, ClarificationMetadata, Outcome, Status, StoredMessage};
 use sqlx::{AnyExecutor, FromRow};
 
-use super::{BundleRow, CLARIFICATION_REQUEST, active, load, lock_bundle, write_metadata};
+use super::{
+    BundleRow, CLARIFICATION_REQUEST, active, load, lock_bundle, write_metadata,
+    write_metadata_step,
+};
+use crate::db::batch::Batch;
 use crate::db::messages::Message;
 use crate::db::{Db, Tx};
 
@@ -29,13 +33,32 @@ pub async fn complete_active_bundle(
     now: i64,
 ) -> sqlx::Result<Option<Claim>> {
     let mut tx = db.begin_write().await?;
-    let claimed = claim_in(&mut tx, db, pending_id, outcome, by, now, Delivery::Pending).await?;
+    let claiming = Claiming {
+        outcome,
+        by,
+        now,
+        delivery: Delivery::Pending,
+    };
+    let claimed = claim_in(&mut tx, db, pending_id, claiming, Batch::new()).await?;
     if claimed.is_some() {
         tx.commit().await?;
     } else {
         tx.rollback().await?;
     }
     Ok(claimed)
+}
+
+/// What a claim writes on the rows it wins.
+#[derive(Debug, Clone, Copy)]
+pub struct Claiming<'a> {
+    /// What was answered.
+    pub outcome: &'a Outcome,
+    /// Who answered it.
+    pub by: &'a AnsweredBy,
+    /// When: also the claim's token.
+    pub now: i64,
+    /// Whether the delivery is still to come.
+    pub delivery: Delivery,
 }
 
 /// Whether a claim's delivery is still to come, or is made by the very
@@ -52,7 +75,9 @@ pub enum Delivery {
 }
 
 /// [`complete_active_bundle`] inside `tx`, which the caller commits (or
-/// drops, undoing the claim). `None` when nothing was claimable.
+/// drops, undoing the claim). `None` when nothing was claimable. A won
+/// claim runs `also` in the same trip as its rows' final writes (issue 17),
+/// only then.
 ///
 /// # Errors
 /// Database errors, and a claimed row without a `question_id` (R4a).
@@ -60,11 +85,15 @@ pub async fn claim_in(
     tx: &mut Tx,
     db: &Db,
     pending_id: &str,
-    outcome: &Outcome,
-    by: &AnsweredBy,
-    now: i64,
-    delivery: Delivery,
+    claiming: Claiming<'_>,
+    also: Batch,
 ) -> sqlx::Result<Option<Claim>> {
+    let Claiming {
+        outcome,
+        by,
+        now,
+        delivery,
+    } = claiming;
     lock_bundle(tx, db, pending_id).await?;
     let responding = db.backend().metadata_set("status", "\"responding\"");
     let claimed: Vec<ClaimedRow> = sqlx::query_as(crate::db::sql(format!(
@@ -85,6 +114,7 @@ pub async fn claim_in(
     }
 
     let status = outcome.status();
+    let mut writes = Batch::new();
     let mut messages = Vec::with_capacity(claimed.len());
     let mut rows = Vec::with_capacity(claimed.len());
     for ClaimedRow { row, kind, content } in claimed {
@@ -100,7 +130,7 @@ pub async fn claim_in(
         meta.response = outcome.answer_for(&meta.question_id).cloned();
         meta.response_delivery_pending = delivery == Delivery::Pending;
         meta.answered_by = Some(by.clone());
-        let metadata = write_metadata(tx, &row.id, meta, now).await?;
+        let metadata = write_metadata_step(&mut writes, &row.id, meta, now);
         messages.push(message);
         rows.push(Message {
             id: row.id,
@@ -114,6 +144,8 @@ pub async fn claim_in(
             updated_at: now,
         });
     }
+    writes.append(also);
+    writes.run(tx, db.backend()).await?;
     // In transcript order, as a read of the bundle returns them.
     rows.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
     Ok(Some(Claim {

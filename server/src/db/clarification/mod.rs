@@ -14,12 +14,13 @@ use std::collections::HashSet;
 use clarify_core::{ClarificationMetadata, StoredMessage, sort_d2};
 use sqlx::{AnyExecutor, FromRow};
 
+use super::batch::Batch;
 use super::messages::CLARIFICATION_REQUEST;
 use super::sessions::terminal_states_sql;
 use super::{Backend, Db, Tx};
 
 pub use claim::{
-    Claim, Delivery, Guard, claim_in, complete_active_bundle, delivery_pending, restore,
+    Claim, Claiming, Delivery, Guard, claim_in, complete_active_bundle, delivery_pending, restore,
 };
 pub use marks::{Mark, finalize, finalize_steps, mark};
 pub use transition::{
@@ -302,6 +303,9 @@ pub(super) fn lock_bundle_sql(backend: Backend) -> String {
     )
 }
 
+const WRITE_METADATA: &str =
+    "UPDATE task_session_messages SET metadata = $1, updated_at = $2 WHERE id = $3";
+
 /// Writes `meta` to message `id`; returns the JSON written.
 pub(super) async fn write_metadata(
     tx: &mut Tx,
@@ -310,13 +314,28 @@ pub(super) async fn write_metadata(
     now: i64,
 ) -> sqlx::Result<String> {
     let metadata = meta.to_json().to_string();
-    sqlx::query("UPDATE task_session_messages SET metadata = $1, updated_at = $2 WHERE id = $3")
+    sqlx::query(WRITE_METADATA)
         .bind(&metadata)
         .bind(now)
         .bind(id)
         .execute(&mut **tx)
         .await?;
     Ok(metadata)
+}
+
+/// [`write_metadata`] as a step of a batch; returns the JSON it writes.
+pub(super) fn write_metadata_step(
+    batch: &mut Batch,
+    id: &str,
+    meta: &ClarificationMetadata,
+    now: i64,
+) -> String {
+    let metadata = meta.to_json().to_string();
+    batch.push(
+        WRITE_METADATA.to_owned(),
+        vec![metadata.as_str().into(), now.into(), id.into()],
+    );
+    metadata
 }
 
 /// [`active_in_session`]'s query (`$1`: the session), public so that
