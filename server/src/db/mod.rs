@@ -36,6 +36,9 @@ pub const DEFAULT_DATABASE_URL: &str = "sqlite://clarify.db?mode=rwc";
 #[derive(Debug, Clone)]
 pub struct Db {
     pool: AnyPool,
+    /// SQLite: the one connection that writes (see [`Db::begin_write`]);
+    /// PostgreSQL: the pool.
+    writer: AnyPool,
     backend: Backend,
     url: std::sync::Arc<str>,
 }
@@ -79,13 +82,17 @@ impl Db {
             }
             _ => url.to_owned(),
         };
-        let pool = options.connect(&url).await?;
-        if backend == Backend::Sqlite {
+        let pool = options.clone().connect(&url).await?;
+        let writer = if backend == Backend::Sqlite {
             // Persistent in the file: readers never block the writer.
             pool.execute("PRAGMA journal_mode = WAL").await?;
-        }
+            options.max_connections(1).connect(&url).await?
+        } else {
+            pool.clone()
+        };
         let db = Self {
             pool,
+            writer,
             backend,
             url: url.into(),
         };
@@ -125,14 +132,24 @@ impl Db {
         self.backend
     }
 
+    /// The pool for a statement that writes on its own (no transaction).
+    #[must_use]
+    pub fn writer(&self) -> &AnyPool {
+        &self.writer
+    }
+
     /// Begins a transaction that will write. On SQLite it takes the write lock
-    /// up front, so a read-then-write transaction cannot fail to upgrade.
+    /// up front, so a read-then-write transaction cannot fail to upgrade, and
+    /// on the one writing connection: SQLite lets one connection write at a
+    /// time, and writers queued for that connection are served in turn,
+    /// where writers on several connections would poll the lock with
+    /// sleeps (its busy handler) and leave it idle between them (issue 17).
     ///
     /// # Errors
     /// When no connection can be had or the transaction cannot start.
     pub async fn begin_write(&self) -> Result<Tx, sqlx::Error> {
         match self.backend {
-            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
+            Backend::Sqlite => self.writer.begin_with("BEGIN IMMEDIATE").await,
             Backend::Postgres => self.pool.begin().await,
         }
     }

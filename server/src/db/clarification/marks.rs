@@ -38,7 +38,7 @@ async fn flag(
     flags: Flags,
 ) -> sqlx::Result<bool> {
     if !db.backend().shared() {
-        return flag_in(db.pool(), db, pending_id, now, guard, flags).await;
+        return flag_in(db.writer(), db, pending_id, now, guard, flags).await;
     }
     let mut tx = db.begin_write().await?;
     lock_bundle(&mut tx, db, pending_id).await?;

@@ -1,0 +1,146 @@
+"""Answers per second through HTTP (issue 17), measured by Locust against
+the release binary: `--users` keep-alive clients answer `--answers`
+questions with `POST /clarification/{id}/respond`, each answer resuming its
+agent through a webhook (a real receiver here). The baseline, in the same
+run with the same Locust and users, is `GET /healthz`: what the load
+generator and HTTP alone reach on this machine, so the ratio means the same
+anywhere.
+
+    python answers.py BINARY [--answers 3000] [--users 16]
+
+Fails when an answer is not claimed, or an agent is not resumed.
+"""
+
+import argparse
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import requests
+
+HERE = Path(__file__).resolve().parent
+
+
+class Receiver(BaseHTTPRequestHandler):
+    """An agent's resume webhook: counts what it is sent."""
+
+    protocol_version = "HTTP/1.1"
+    received = 0
+    lock = threading.Lock()
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        with Receiver.lock:
+            Receiver.received += 1
+        self.send_response(200)
+        self.send_header("content-length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def prepare(base, receiver, count):
+    """`count` questions, each of its own session resumed by `receiver`."""
+    http = requests.Session()
+    task = http.post(f"{base}/api/v1/tasks", json={"title": "answers"}).json()["id"]
+    pending = []
+    for n in range(count):
+        session = http.post(
+            f"{base}/api/v1/tasks/{task}/sessions", json={"resume": {"webhook_url": receiver}}
+        )
+        assert session.status_code in (200, 201), session.text
+        token = session.json()["agent_token"]
+        asked = http.post(
+            f"{base}/api/v1/clarification/request",
+            json={"questions": [{"prompt": f"Which way? {n}", "options": [{"label": "a"}, {"label": "b"}]}]},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        assert asked.status_code in (200, 201), asked.text
+        pending.append(asked.json()["pending_id"])
+    return pending
+
+
+def locust(base, user_class, pending_file, users, prefix):
+    """Runs one Locust user class until the prepared items run out; returns
+    (requests per second, failures, p50 ms, p99 ms)."""
+    done = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "locust"),
+            "-f", str(HERE / "answers_locustfile.py"),
+            "--headless", "--only-summary",
+            "--host", base,
+            "--users", str(users),
+            "--spawn-rate", str(users),
+            "--run-time", "120s",
+            "--csv", str(prefix),
+            "--loglevel", "WARNING",
+            user_class,
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CLARIFY_PENDING_FILE": str(pending_file)},
+    )
+    rows = [r for r in csv.DictReader(open(f"{prefix}_stats.csv")) if r["Name"] == "Aggregated"]
+    if not rows:
+        print(done.stdout[-2000:], done.stderr[-2000:])
+        sys.exit(1)
+    row = rows[0]
+    return float(row["Requests/s"]), int(row["Failure Count"]), row["50%"], row["99%"]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("binary")
+    parser.add_argument("--answers", type=int, default=3000)
+    parser.add_argument("--users", type=int, default=16)
+    args = parser.parse_args()
+
+    hooks = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=hooks.serve_forever, daemon=True).start()
+    receiver = f"http://127.0.0.1:{hooks.server_address[1]}/resume"
+
+    with tempfile.TemporaryDirectory() as directory:
+        database = f"sqlite://{Path(directory) / 'clarify.db'}"
+        server = subprocess.Popen(
+            [args.binary, "serve", "--listen", "127.0.0.1:0", "--database-url", database],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, "RUST_LOG": "warn"},
+            text=True,
+        )
+        try:
+            line = server.stdout.readline().strip()
+            assert line.startswith("listening on "), line
+            base = line.removeprefix("listening on ")
+            pending = prepare(base, receiver, args.answers)
+            pending_file = Path(directory) / "pending"
+            pending_file.write_text("\n".join(pending))
+            baseline = locust(base, "Baseline", pending_file, args.users, Path(directory) / "baseline")
+            answered = locust(base, "Answerer", pending_file, args.users, Path(directory) / "answers")
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+        hooks.shutdown()
+
+    ratio = answered[0] / baseline[0] if baseline[0] else 0.0
+    print(f"answers through HTTP (Locust, {args.users} keep-alive users, SQLite, release binary):")
+    print(f"  GET /healthz (baseline):                {baseline[0]:>8.0f}/s  p50 {baseline[2]} ms, p99 {baseline[3]} ms")
+    print(
+        f"  POST /respond, each resuming by webhook: {answered[0]:>7.0f}/s  p50 {answered[2]} ms, "
+        f"p99 {answered[3]} ms ({ratio:.3f}x baseline)"
+    )
+    print(f"  agents resumed: {Receiver.received} of {args.answers}")
+    failed = answered[1] + baseline[1]
+    if failed or Receiver.received < args.answers:
+        print(f"FAILED: {failed} requests failed, {args.answers - Receiver.received} agents not resumed")
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
