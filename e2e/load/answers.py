@@ -22,6 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import requests
+from serve import serve
 
 HERE = Path(__file__).resolve().parent
 
@@ -105,31 +106,16 @@ def main():
     threading.Thread(target=hooks.serve_forever, daemon=True).start()
     receiver = f"http://127.0.0.1:{hooks.server_address[1]}/resume"
 
-    with tempfile.TemporaryDirectory() as directory:
-        database = f"sqlite://{Path(directory) / 'clarify.db'}"
-        server = subprocess.Popen(
-            [args.binary, "serve", "--listen", "127.0.0.1:0", "--database-url", database],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env={**os.environ, "RUST_LOG": "warn"},
-            text=True,
-        )
-        try:
-            line = server.stdout.readline().strip()
-            assert line.startswith("listening on "), line
-            base = line.removeprefix("listening on ")
-            pending = prepare(base, receiver, args.answers)
-            pending_file = Path(directory) / "pending"
-            pending_file.write_text("\n".join(pending))
-            baseline = locust(base, "Baseline", pending_file, args.users, Path(directory) / "baseline")
-            answered = locust(base, "Answerer", pending_file, args.users, Path(directory) / "answers")
-        finally:
-            server.terminate()
-            server.wait(timeout=10)
-        hooks.shutdown()
+    with tempfile.TemporaryDirectory() as directory, serve(args.binary, directory) as (_, base):
+        pending = prepare(base, receiver, args.answers)
+        pending_file = Path(directory) / "pending"
+        pending_file.write_text("\n".join(pending))
+        baseline = locust(base, "Baseline", pending_file, args.users, Path(directory) / "baseline")
+        answered = locust(base, "Answerer", pending_file, args.users, Path(directory) / "answers")
+    hooks.shutdown()
 
     ratio = answered[0] / baseline[0] if baseline[0] else 0.0
-    print(f"answers through HTTP (Locust, {args.users} keep-alive users, SQLite, release binary):")
+    print(f"answers through HTTP (Locust, {args.users} keep-alive users, SQLite, {args.binary}):")
     print(f"  GET /healthz (baseline):                {baseline[0]:>8.0f}/s  p50 {baseline[2]} ms, p99 {baseline[3]} ms")
     print(
         f"  POST /respond, each resuming by webhook: {answered[0]:>7.0f}/s  p50 {answered[2]} ms, "

@@ -20,6 +20,8 @@ import threading
 import time
 from pathlib import Path
 
+from serve import serve
+
 HERE = Path(__file__).resolve().parent
 
 
@@ -44,21 +46,10 @@ def main():
     parser.add_argument("--sample-every", type=float, default=5.0, help="seconds")
     args = parser.parse_args()
 
-    with tempfile.TemporaryDirectory() as directory:
-        database = f"sqlite://{Path(directory) / 'clarify.db'}"
-        server = subprocess.Popen(
-            [args.binary, "serve", "--listen", "127.0.0.1:0", "--database-url", database],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env={**os.environ, "RUST_LOG": "warn"},
-            text=True,
-        )
+    with tempfile.TemporaryDirectory() as directory, serve(args.binary, directory) as (server, base):
         samples = []
         stop = threading.Event()
         try:
-            line = server.stdout.readline().strip()
-            assert line.startswith("listening on "), line
-            base = line.removeprefix("listening on ")
 
             def sample():
                 started = time.monotonic()
@@ -93,11 +84,9 @@ def main():
                 l for l in locust.stdout.splitlines() if l.startswith(("server errors", "waits that"))
             ]
             ok = report(prefix, samples, args, server_errors)
-            sys.exit(0 if ok and locust.returncode == 0 else 1)
         finally:
             stop.set()
-            server.terminate()
-            server.wait(timeout=10)
+    sys.exit(0 if ok and locust.returncode == 0 else 1)
 
 
 def report(prefix, samples, args, server_errors):
