@@ -12,7 +12,7 @@ Fails when an answer is not claimed, or an agent is not resumed.
 """
 
 import argparse
-import csv
+import json
 import os
 import subprocess
 import sys
@@ -67,32 +67,44 @@ def prepare(base, receiver, count):
     return pending
 
 
-def locust(base, user_class, pending_file, users, prefix):
+def locust(base, user_class, pending_file, users):
     """Runs one Locust user class until the prepared items run out; returns
-    (requests per second, failures, p50 ms, p99 ms)."""
+    (requests per second, failures, p50 ms, p99 ms) from Locust's final
+    stats (`--json`)."""
     done = subprocess.run(
         [
             str(Path(sys.executable).parent / "locust"),
             "-f", str(HERE / "answers_locustfile.py"),
-            "--headless", "--only-summary",
+            "--headless", "--json", "--skip-log",
             "--host", base,
             "--users", str(users),
             "--spawn-rate", str(users),
             "--run-time", "120s",
-            "--csv", str(prefix),
-            "--loglevel", "WARNING",
             user_class,
         ],
         capture_output=True,
         text=True,
-        env={**os.environ, "CLARIFY_PENDING_FILE": str(pending_file)},
+        env={**os.environ, "CLARIFY_PENDING_FILE": str(pending_file), "CLARIFY_USERS": str(users)},
     )
-    rows = [r for r in csv.DictReader(open(f"{prefix}_stats.csv")) if r["Name"] == "Aggregated"]
-    if not rows:
+    try:
+        (stats,) = json.loads(done.stdout)
+    except ValueError:
         print(done.stdout[-2000:], done.stderr[-2000:])
         sys.exit(1)
-    row = rows[0]
-    return float(row["Requests/s"]), int(row["Failure Count"]), row["50%"], row["99%"]
+    count = stats["num_requests"]
+    elapsed = stats["last_request_timestamp"] - stats["start_time"]
+    times = sorted((float(ms), n) for ms, n in stats["response_times"].items())
+
+    def percentile(p):
+        seen = 0
+        for ms, n in times:
+            seen += n
+            if seen >= p * count:
+                return f"{ms:.0f}"
+        return "N/A"
+
+    rate = count / elapsed if elapsed > 0 else 0.0
+    return rate, stats["num_failures"], percentile(0.5), percentile(0.99)
 
 
 def main():
@@ -110,8 +122,8 @@ def main():
         pending = prepare(base, receiver, args.answers)
         pending_file = Path(directory) / "pending"
         pending_file.write_text("\n".join(pending))
-        baseline = locust(base, "Baseline", pending_file, args.users, Path(directory) / "baseline")
-        answered = locust(base, "Answerer", pending_file, args.users, Path(directory) / "answers")
+        baseline = locust(base, "Baseline", pending_file, args.users)
+        answered = locust(base, "Answerer", pending_file, args.users)
     hooks.shutdown()
 
     ratio = answered[0] / baseline[0] if baseline[0] else 0.0

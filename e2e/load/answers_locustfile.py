@@ -14,6 +14,8 @@ from locust import FastHttpUser, constant, task
 from locust.exception import StopUser
 
 _PENDING = [line.strip() for line in open(os.environ["CLARIFY_PENDING_FILE"]) if line.strip()]
+# Every user spawned (answers.py spawns them all at once).
+_USERS = int(os.environ["CLARIFY_USERS"])
 _next = 0
 _finished = 0
 _lock = Lock()
@@ -34,7 +36,7 @@ def _finish(user):
     global _finished
     with _lock:
         _finished += 1
-        last = _finished == user.environment.runner.user_count
+        last = _finished == _USERS
     if last:
         user.environment.runner.quit()
     raise StopUser()
