@@ -67,6 +67,17 @@ pub async fn transition_in(
     now: i64,
 ) -> sqlx::Result<Vec<String>> {
     let (column, key) = scope.column();
+    let status = match transition {
+        Transition::Expire => Status::Expired,
+        Transition::Cancel => Status::Cancelled,
+        Transition::Detach => {
+            // One guarded UPDATE, the same as a completed turn's in a batch.
+            let mut batch = Batch::new();
+            let detached = detach_steps(&mut batch, db.backend(), scope, now, false);
+            let done = batch.run(tx, db.backend()).await?;
+            return done[detached].distinct_texts();
+        }
+    };
     // Locked as read, in id order (see `lock_bundle`); on PostgreSQL a row a
     // claim changed meanwhile is read again and, no longer active, skipped.
     let rows: Vec<(String, String, String)> = sqlx::query_as(crate::db::sql(format!(
@@ -82,12 +93,7 @@ pub async fn transition_in(
     for (id, pending_id, metadata) in rows {
         let value = serde_json::from_str(&metadata).unwrap_or(serde_json::Value::Null);
         let mut meta = ClarificationMetadata::from_json(&value);
-        match transition {
-            Transition::Detach if meta.agent_disconnected => continue,
-            Transition::Detach => meta.agent_disconnected = true,
-            Transition::Expire => meta.status = Status::Expired.into(),
-            Transition::Cancel => meta.status = Status::Cancelled.into(),
-        }
+        meta.status = status.into();
         write_metadata(tx, &id, &meta, now).await?;
         if !changed.contains(&pending_id) {
             changed.push(pending_id);
@@ -98,30 +104,43 @@ pub async fn transition_in(
 
 /// The detach of a session's current turn, as steps of a batch, for a
 /// batch that has just completed that turn at `now` (and so only if it
-/// did): every active question of the session is marked as no longer
-/// waited for, as [`transition_in`] does. The returned step's rows are the
-/// changed rows' pending ids (a bundle once per row).
+/// did). The returned step's rows are the changed rows' pending ids (a
+/// bundle once per row).
 pub fn detach_completed_steps(
     batch: &mut Batch,
     backend: Backend,
     session_id: &str,
     now: i64,
 ) -> usize {
-    let active = active("m");
+    detach_steps(batch, backend, Scope::Session(session_id), now, true)
+}
+
+/// The detach (the agent no longer waits) of the active questions in
+/// `scope` not yet detached, as steps of a batch; with `just_completed`,
+/// only of a turn completed at `now`.
+fn detach_steps(
+    batch: &mut Batch,
+    backend: Backend,
+    scope: Scope<'_>,
+    now: i64,
+    just_completed: bool,
+) -> usize {
+    let (column, key) = scope.column();
     if backend.shared() {
         // The rows are locked in id order first, as every write of them is.
         batch.push(
             format!(
                 "SELECT m.id FROM task_session_messages m \
-                 WHERE m.task_session_id = $1 AND {active} ORDER BY m.id{}",
+                 WHERE m.{column} = $1 AND {} ORDER BY m.id{}",
+                active("m"),
                 backend.for_update()
             ),
-            vec![session_id.into()],
+            vec![key.into()],
         );
     }
     batch.push(
-        detach_completed_sql(backend),
-        vec![now.into(), session_id.into()],
+        detach_sql(backend, column, just_completed),
+        vec![now.into(), key.into()],
     )
 }
 
@@ -129,11 +148,19 @@ pub fn detach_completed_steps(
 /// public so that `tests/query_plans.rs` can pin its plan.
 #[must_use]
 pub fn detach_completed_sql(backend: Backend) -> String {
+    detach_sql(backend, "task_session_id", true)
+}
+
+fn detach_sql(backend: Backend, column: &str, just_completed: bool) -> String {
+    let completed = if just_completed {
+        "AND EXISTS (SELECT 1 FROM task_session_turns c \
+         WHERE c.id = m.turn_id AND c.completed_at = $1)"
+    } else {
+        ""
+    };
     format!(
         "UPDATE task_session_messages AS m SET metadata = {detached}, updated_at = $1 \
-         WHERE m.task_session_id = $2 AND {active} AND {attached} \
-         AND EXISTS (SELECT 1 FROM task_session_turns c \
-             WHERE c.id = m.turn_id AND c.completed_at = $1) \
+         WHERE m.{column} = $2 AND {active} AND {attached} {completed} \
          RETURNING pending_id",
         active = active("m"),
         detached = backend.metadata_set("agent_disconnected", "true"),
