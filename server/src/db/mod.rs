@@ -10,6 +10,7 @@ pub mod batch;
 pub mod clarification;
 pub mod dialect;
 pub mod mcp_owners;
+pub mod migrations;
 pub mod messages;
 pub mod notifications;
 pub mod pending;
@@ -102,8 +103,8 @@ impl Db {
 
     async fn migrate(&self) -> Result<(), sqlx::Error> {
         let migrator = match self.backend {
-            Backend::Sqlite => sqlx::migrate!("./migrations/sqlite"),
-            Backend::Postgres => sqlx::migrate!("./migrations/postgres"),
+            Backend::Sqlite => migrations::sqlite(),
+            Backend::Postgres => migrations::postgres(),
         };
         // sqlx takes an advisory lock on PostgreSQL, so replicas starting at
         // once apply each migration exactly once.
