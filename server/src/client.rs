@@ -23,7 +23,12 @@ impl Client {
         Self {
             base: base.trim_end_matches('/').to_owned(),
             token,
-            http: reqwest::Client::new(),
+            // A server that is not there must be told in seconds, not after
+            // the system's TCP timeout (`clarify mcp`'s tool errors).
+            http: reqwest::Client::builder()
+                .connect_timeout(std::time::Duration::from_secs(3))
+                .build()
+                .unwrap_or_default(),
         }
     }
 

@@ -68,6 +68,7 @@ async fn median_times(history: usize) -> (Duration, Duration) {
             task_id: "task".into(),
             state: clarify_core::SessionState::Running,
             resume_target: String::new(),
+            description: String::new(),
             created_at: now,
             updated_at: now,
         };

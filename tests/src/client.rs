@@ -135,11 +135,18 @@ impl Api<'_> {
                 title: "a task".into(),
                 workspace_id: Some(workspace_id.to_owned()),
                 description: None,
+                project: None,
             })
             .await;
         let resume = resume.map(|r| serde_json::from_value(r).expect("a resume target"));
         let session = self
-            .create_session(&task.task.id, &api::NewSession { resume })
+            .create_session(
+                &task.task.id,
+                &api::NewSession {
+                    resume,
+                    description: None,
+                },
+            )
             .await;
         (task.task.id, session.session.id, session.agent_token)
     }

@@ -16,6 +16,7 @@ pub mod process;
 mod race;
 mod receiver;
 mod server;
+pub mod stdio;
 
 pub use balancer::RoundRobin;
 pub use client::Api;

@@ -84,7 +84,7 @@ pub async fn connect_url(url: &str, token: Option<&str>) -> Client {
 ///
 /// # Panics
 /// On a protocol error.
-pub async fn call(client: &Client, tool: &str, args: &Value) -> CallToolResult {
+pub async fn call(client: &rmcp::Peer<RoleClient>, tool: &str, args: &Value) -> CallToolResult {
     let arguments = args.as_object().expect("an object").clone();
     client
         .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments))

@@ -76,15 +76,23 @@ impl TestServer {
     }
 
     async fn start_on(database: Arc<TestDatabase>, config: clarify_server::Config) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind 127.0.0.1:0");
+        Self::start_listening(database, config, listener).await
+    }
+
+    async fn start_listening(
+        database: Arc<TestDatabase>,
+        config: clarify_server::Config,
+        listener: TcpListener,
+    ) -> Self {
         let db = clarify_server::db::Db::connect(database.url())
             .await
             .expect("open database");
         let state = clarify_server::AppState::new(db.clone(), config.clone())
             .await
             .expect("state");
-        let listener = TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind 127.0.0.1:0");
         let addr = listener.local_addr().expect("bound address");
         let (shutdown, signal) = oneshot::channel::<()>();
         let hub = state.events.clone();
@@ -257,6 +265,21 @@ impl TestServer {
         Self::start_on(database, config).await
     }
 
+    /// Stops the server and, once it has finished, starts it again on the
+    /// same database, configuration and port: a restart as a client that
+    /// keeps the server's URL sees it (its connections drop meanwhile).
+    ///
+    /// # Panics
+    /// As [`TestServer::restart`], or when the port cannot be bound again.
+    pub async fn restart_in_place(self) -> Self {
+        let (database, config, addr) = (self.database.clone(), self.config.clone(), self.addr);
+        self.stop().await;
+        // The old listener is closed; tokio's listeners set SO_REUSEADDR,
+        // so the port binds again at once.
+        let listener = TcpListener::bind(addr).await.expect("bind the same port");
+        Self::start_listening(database, config, listener).await
+    }
+
     /// Stops the server and waits until it has finished.
     ///
     /// # Panics
@@ -307,6 +330,7 @@ pub async fn insert_session(
         task_id: task_id.to_owned(),
         state: clarify_core::SessionState::Running,
         resume_target: resume_target.to_owned(),
+        description: String::new(),
         created_at: now,
         updated_at: now,
     };

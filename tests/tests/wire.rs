@@ -33,6 +33,7 @@ async fn every_response_body_round_trips_through_its_core_type() {
         workspace_id: Some(workspace.id),
         title: "t".into(),
         description: Some("d".into()),
+        project: None,
     };
     let (status, task) = server
         .post("/tasks", &serde_json::to_value(&new_task).unwrap())
@@ -46,6 +47,7 @@ async fn every_response_body_round_trips_through_its_core_type() {
         resume: Some(api::ResumeTarget::Webhook {
             webhook_url: "http://127.0.0.1:9/".into(),
         }),
+        description: Some("Claude Code on main".into()),
     };
     let (status, session) = server
         .post(

@@ -49,6 +49,13 @@ pub struct NewTask {
     /// More about it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// The project it belongs to (`clarify mcp` sends the repository's
+    /// name): when given, the caller's task of that project in that
+    /// workspace is answered (200) if there is one, instead of a new one
+    /// (201).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 500))]
+    pub project: Option<String>,
 }
 
 /// Where a session's agent is resumed when an answer arrives after it
@@ -78,6 +85,10 @@ pub struct NewSession {
     /// Where its agent is resumed, if anywhere.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume: Option<ResumeTarget>,
+    /// What it is, in words (the client and branch, say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 2000))]
+    pub description: Option<String>,
 }
 
 /// `PATCH /sessions/{id}`.

@@ -99,6 +99,10 @@ pub struct Session {
     pub task_id: String,
     /// Its state.
     pub state: SessionState,
+    /// What it is, in words (`clarify mcp`: the client and the branch);
+    /// `""` when not said.
+    #[serde(default)]
+    pub description: String,
     /// When it was created.
     pub created_at: String,
     /// When it last changed.

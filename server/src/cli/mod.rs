@@ -4,6 +4,7 @@
 pub mod answer;
 pub mod ask;
 pub mod demo;
+pub mod mcp;
 mod serve;
 pub mod session;
 pub mod token;
@@ -42,6 +43,9 @@ pub enum Command {
     /// Answer (or --reject) a waiting bundle. Exit codes: 0 your answer
     /// won, 2 someone else's had (it is printed), 1 error.
     Answer(answer::AnswerArgs),
+    /// A stdio MCP server for agents: `ask_user_question_kandev`, asked
+    /// through the running server (`claude mcp add clarify -- clarify mcp`).
+    Mcp(mcp::McpArgs),
     /// Agent sessions.
     #[command(subcommand)]
     Session(session::SessionCommand),
@@ -233,6 +237,7 @@ pub async fn run(cli: Cli) -> ExitCode {
     init_tracing(format, level);
     let result = match command {
         Command::Ask(args) => return ask::run(args).await,
+        Command::Mcp(args) => return mcp::run(args).await,
         Command::Pending(args) => return answer::pending(args).await,
         Command::Answer(args) => return answer::answer(args).await,
         Command::Session(command) => return session::run(command).await,

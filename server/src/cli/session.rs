@@ -59,6 +59,7 @@ async fn create(args: CreateArgs) -> Result<(), String> {
         title: args.title,
         workspace_id: args.workspace,
         description: None,
+        project: None,
     };
     let task: api::TaskView = expect(client.post("/tasks", &new_task).await?, &[201])?;
     let resume = match (args.webhook, args.resume_command.is_empty()) {
@@ -70,7 +71,15 @@ async fn create(args: CreateArgs) -> Result<(), String> {
     };
     let path = format!("/tasks/{}/sessions", task.task.id);
     let session: api::CreatedSession = expect(
-        client.post(&path, &api::NewSession { resume }).await?,
+        client
+            .post(
+                &path,
+                &api::NewSession {
+                    resume,
+                    description: None,
+                },
+            )
+            .await?,
         &[201],
     )?;
     println!(

@@ -32,6 +32,8 @@ pub struct Session {
     pub state: SessionState,
     /// JSON of the resume target, `""` when none.
     pub resume_target: String,
+    /// What it is, in words (`""` when not said).
+    pub description: String,
     /// When it was created.
     pub created_at: i64,
     /// When it last changed.
@@ -44,13 +46,14 @@ impl From<Session> for clarify_core::api::Session {
             id: s.id,
             task_id: s.task_id,
             state: s.state,
+            description: s.description,
             created_at: clock::rfc3339(s.created_at),
             updated_at: clock::rfc3339(s.updated_at),
         }
     }
 }
 
-const COLUMNS: &str = "id, task_id, state, resume_target, created_at, updated_at";
+const COLUMNS: &str = "id, task_id, state, resume_target, description, created_at, updated_at";
 
 /// Inserts a session with the hash of its agent token.
 ///
@@ -62,14 +65,15 @@ pub async fn insert(
     agent_token_hash: &str,
 ) -> sqlx::Result<()> {
     sqlx::query(
-        "INSERT INTO task_sessions (id, task_id, state, agent_token_hash, resume_target, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        "INSERT INTO task_sessions (id, task_id, state, agent_token_hash, resume_target, description, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
     )
     .bind(&session.id)
     .bind(&session.task_id)
     .bind(session.state.as_str())
     .bind(agent_token_hash)
     .bind(&session.resume_target)
+    .bind(&session.description)
     .bind(session.created_at)
     .bind(session.updated_at)
     .execute(db)

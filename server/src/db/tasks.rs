@@ -130,3 +130,58 @@ pub async fn list_visible(
         .await?
         .0)
 }
+
+/// Which task belongs to a project (issue 25): `owner_id` is the user's id
+/// (`""` with auth off), `workspace_id` `""` for none.
+#[derive(Debug, Clone, Copy)]
+pub struct ProjectKey<'a> {
+    /// The user the task belongs to.
+    pub owner_id: &'a str,
+    /// The workspace it was made in.
+    pub workspace_id: &'a str,
+    /// The project's name.
+    pub project: &'a str,
+}
+
+/// The task of `key`, if one was made.
+///
+/// # Errors
+/// Database errors.
+pub async fn of_project(
+    db: impl AnyExecutor<'_>,
+    key: ProjectKey<'_>,
+) -> sqlx::Result<Option<Task>> {
+    sqlx::query_as(
+        "SELECT t.id, t.workspace_id, t.title, t.description, t.created_at, t.updated_at \
+         FROM project_tasks p JOIN tasks t ON t.id = p.task_id \
+         WHERE p.owner_id = $1 AND p.workspace_id = $2 AND p.project = $3",
+    )
+    .bind(key.owner_id)
+    .bind(key.workspace_id)
+    .bind(key.project)
+    .fetch_optional(db)
+    .await
+}
+
+/// Makes `task_id` the task of `key`, unless another already is: returns
+/// whether this one was recorded (`false`: a racing caller's won).
+///
+/// # Errors
+/// Database errors.
+pub async fn claim_project(
+    db: impl AnyExecutor<'_>,
+    key: ProjectKey<'_>,
+    task_id: &str,
+) -> sqlx::Result<bool> {
+    let done = sqlx::query(
+        "INSERT INTO project_tasks (owner_id, workspace_id, project, task_id) \
+         VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+    )
+    .bind(key.owner_id)
+    .bind(key.workspace_id)
+    .bind(key.project)
+    .bind(task_id)
+    .execute(db)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}

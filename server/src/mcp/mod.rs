@@ -13,10 +13,11 @@
 //! replica.
 
 mod agent;
-mod args;
+pub(crate) mod args;
+pub mod ask_tool;
 mod binding;
 mod external;
-mod result;
+pub(crate) mod result;
 mod session_store;
 
 use std::sync::Arc;

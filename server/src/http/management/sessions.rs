@@ -65,6 +65,9 @@ pub async fn get_session(
     ))
 }
 
+/// The longest session description (characters), as the schema says.
+const MAX_DESCRIPTION: usize = 2000;
+
 /// Creates a session and returns its agent token, once.
 #[utoipa::path(
     post,
@@ -102,6 +105,12 @@ pub async fn create_session(
             .check(target)
             .map_err(Error::BadRequest)?;
     }
+    let description = body.description.as_deref().unwrap_or_default().trim();
+    if description.chars().count() > MAX_DESCRIPTION {
+        return Err(Error::BadRequest(format!(
+            "description: at most {MAX_DESCRIPTION} characters"
+        )));
+    }
     visible_task(&state, &caller, &task_id).await?;
     let now = now_micros();
     let token = new_secret("clk_agent_");
@@ -114,6 +123,7 @@ pub async fn create_session(
             .as_ref()
             .map(|r| serde_json::to_string(r).unwrap_or_default())
             .unwrap_or_default(),
+        description: description.to_owned(),
         created_at: now,
         updated_at: now,
     };

@@ -78,6 +78,7 @@ async fn task_view(state: &AppState, task: tasks::Task) -> Result<api::TaskView>
     request_body = api::NewTask,
     responses(
         (status = 201, description = "Created", body = api::TaskView),
+        (status = 200, description = "The caller's task of the `project` named, made before", body = api::TaskView),
         (status = 404, description = "No such workspace, or not yours to see", body = ErrorBody),
     )
 )]
@@ -96,20 +97,53 @@ pub async fn create_task(
             return Err(Error::NotFound("workspace"));
         }
     }
+    let title = required("title", &body.title)?;
+    let description = body.description.unwrap_or_default();
+    let project = match body.project.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(name) => Some(required("project", name)?),
+    };
     let now = now_micros();
     let task = tasks::Task {
         id: new_id(),
         workspace_id: workspace_id.to_owned(),
-        title: required("title", &body.title)?,
-        description: body.description.unwrap_or_default(),
+        title,
+        description,
         created_at: now,
         updated_at: now,
     };
-    tasks::insert(state.db().pool(), &task).await?;
-    Ok((
-        StatusCode::CREATED,
-        axum::Json(task_view(&state, task).await?),
-    ))
+    let Some(project) = project else {
+        tasks::insert(state.db().pool(), &task).await?;
+        return Ok((
+            StatusCode::CREATED,
+            axum::Json(task_view(&state, task).await?),
+        ));
+    };
+    let key = tasks::ProjectKey {
+        owner_id: user.unwrap_or_default(),
+        workspace_id,
+        project: &project,
+    };
+    if let Some(found) = tasks::of_project(state.db().pool(), key).await? {
+        return Ok((StatusCode::OK, axum::Json(task_view(&state, found).await?)));
+    }
+    // The task and its project row together; when a racing first caller's
+    // row is there already, this task is dropped with the transaction and
+    // that one answered.
+    let mut tx = state.db().begin_write().await?;
+    tasks::insert(&mut *tx, &task).await?;
+    if tasks::claim_project(&mut *tx, key, &task.id).await? {
+        tx.commit().await?;
+        return Ok((
+            StatusCode::CREATED,
+            axum::Json(task_view(&state, task).await?),
+        ));
+    }
+    tx.rollback().await?;
+    let found = tasks::of_project(state.db().pool(), key)
+        .await?
+        .ok_or(Error::NotFound("task"))?;
+    Ok((StatusCode::OK, axum::Json(task_view(&state, found).await?)))
 }
 
 /// `?workspace_id=&limit=&cursor=`; read as text so that a bad value gets

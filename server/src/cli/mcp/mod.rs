@@ -1,0 +1,59 @@
+//! `clarify mcp`: a stdio MCP server for agents, one line in any MCP
+//! client (`claude mcp add clarify -- clarify mcp`). It is a client of a
+//! running Clarify server's REST API, like `clarify ask`: one session per
+//! process (so each conversation is its own), on the task named after the
+//! project, ended when the client closes stdin. Logs go to stderr: stdout
+//! is the protocol.
+
+mod project;
+mod session;
+mod tool;
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args;
+use rmcp::ServiceExt as _;
+
+use crate::client::Client;
+use session::AgentSession;
+
+/// Flags of `clarify mcp`.
+#[derive(Debug, Clone, Args)]
+pub struct McpArgs {
+    /// The Clarify server.
+    #[arg(long, env = "CLARIFY_SERVER", default_value = "http://127.0.0.1:7420")]
+    pub server: String,
+    /// Your personal access token, when the server runs with --auth.
+    #[arg(long, env = "CLARIFY_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// Seconds between progress notifications while a question waits.
+    #[arg(long, default_value_t = 10, hide = true,
+          value_parser = clap::value_parser!(u64).range(1..=120))]
+    pub progress_every: u64,
+}
+
+/// Runs `clarify mcp` until the client closes its standard input.
+pub async fn run(args: McpArgs) -> ExitCode {
+    let dir = std::env::current_dir().unwrap_or_default();
+    let project = project::Project::around(&dir);
+    let has_token = args.token.as_deref().is_some_and(|t| !t.trim().is_empty());
+    let user = Client::new(&args.server, args.token.filter(|t| !t.trim().is_empty()));
+    let session = Arc::new(AgentSession::new(user, has_token, project));
+    let server = tool::StdioAgent::new(
+        Arc::clone(&session),
+        Duration::from_secs(args.progress_every),
+    );
+    let running = match server.serve(rmcp::transport::stdio()).await {
+        Ok(running) => running,
+        Err(error) => {
+            tracing::error!("the MCP client did not start a session: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let quit = running.waiting().await;
+    tracing::debug!(?quit, "the MCP client is gone");
+    session.end().await;
+    ExitCode::SUCCESS
+}
