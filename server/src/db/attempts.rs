@@ -2,10 +2,10 @@
 //! attempt to resolve a bundle that did not win, who made it and how.
 
 use clarify_core::AnsweredBy;
-use sqlx::{AnyExecutor, FromRow};
+use sqlx::AnyExecutor;
 
 /// One logged attempt.
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct AttemptRow {
     pub user_name: String,
     pub channel: String,
@@ -14,6 +14,14 @@ pub struct AttemptRow {
     pub outcome: String,
     pub created_at: i64,
 }
+
+super::row::from_row!(AttemptRow {
+    user_name,
+    channel,
+    client,
+    outcome,
+    created_at
+});
 
 /// Appends an attempt by `by` on `pending_id` that ended in `outcome`.
 ///

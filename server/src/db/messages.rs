@@ -2,7 +2,7 @@
 //! `clarification_request` whose metadata carries the bundle (see
 //! [`super::clarification`]).
 
-use sqlx::{AnyExecutor, FromRow};
+use sqlx::AnyExecutor;
 
 use crate::clock;
 
@@ -10,7 +10,7 @@ use crate::clock;
 pub const CLARIFICATION_REQUEST: &str = clarify_core::MessageKind::ClarificationRequest.as_str();
 
 /// A message row.
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct Message {
     /// Its id.
     pub id: String,
@@ -21,7 +21,6 @@ pub struct Message {
     /// The turn it was written in.
     pub turn_id: String,
     /// `clarification_request`, `agent`, …
-    #[sqlx(rename = "type")]
     pub kind: String,
     /// Text content.
     pub content: String,
@@ -32,6 +31,8 @@ pub struct Message {
     /// When it last changed.
     pub updated_at: i64,
 }
+
+super::row::from_row!(Message { id, task_session_id, task_id, turn_id, kind = "type", content, metadata, created_at, updated_at });
 
 impl From<Message> for clarify_core::api::Message {
     fn from(m: Message) -> Self {

@@ -35,12 +35,32 @@ macro_rules! migration {
 pub fn sqlite() -> Migrator {
     Migrator::with_migrations(vec![
         migration!("sqlite", 1, "0001_initial.sql", "initial"),
-        migration!("sqlite", 2, "0002_delivery_pending_index.sql", "delivery pending index"),
+        migration!(
+            "sqlite",
+            2,
+            "0002_delivery_pending_index.sql",
+            "delivery pending index"
+        ),
         migration!("sqlite", 3, "0003_auth.sql", "auth"),
-        migration!("sqlite", 5, "0005_mcp_session_owners.sql", "mcp session owners"),
+        migration!(
+            "sqlite",
+            5,
+            "0005_mcp_session_owners.sql",
+            "mcp session owners"
+        ),
         migration!("sqlite", 6, "0006_mcp_session_use.sql", "mcp session use"),
-        migration!("sqlite", 7, "0007_session_open_indexes.sql", "session open indexes"),
-        migration!("sqlite", 8, "0008_clarification_attempts.sql", "clarification attempts"),
+        migration!(
+            "sqlite",
+            7,
+            "0007_session_open_indexes.sql",
+            "session open indexes"
+        ),
+        migration!(
+            "sqlite",
+            8,
+            "0008_clarification_attempts.sql",
+            "clarification attempts"
+        ),
         migration!("sqlite", 9, "0009_question_expiry.sql", "question expiry"),
         migration!("sqlite", 10, "0010_notifications.sql", "notifications"),
         migration!("sqlite", 11, "0011_projects.sql", "projects"),
@@ -52,13 +72,33 @@ pub fn sqlite() -> Migrator {
 pub fn postgres() -> Migrator {
     Migrator::with_migrations(vec![
         migration!("postgres", 1, "0001_initial.sql", "initial"),
-        migration!("postgres", 2, "0002_delivery_pending_index.sql", "delivery pending index"),
+        migration!(
+            "postgres",
+            2,
+            "0002_delivery_pending_index.sql",
+            "delivery pending index"
+        ),
         migration!("postgres", 3, "0003_auth.sql", "auth"),
         migration!("postgres", 4, "0004_replicas.sql", "replicas"),
-        migration!("postgres", 5, "0005_mcp_session_owners.sql", "mcp session owners"),
+        migration!(
+            "postgres",
+            5,
+            "0005_mcp_session_owners.sql",
+            "mcp session owners"
+        ),
         migration!("postgres", 6, "0006_mcp_session_use.sql", "mcp session use"),
-        migration!("postgres", 7, "0007_session_open_indexes.sql", "session open indexes"),
-        migration!("postgres", 8, "0008_clarification_attempts.sql", "clarification attempts"),
+        migration!(
+            "postgres",
+            7,
+            "0007_session_open_indexes.sql",
+            "session open indexes"
+        ),
+        migration!(
+            "postgres",
+            8,
+            "0008_clarification_attempts.sql",
+            "clarification attempts"
+        ),
         migration!("postgres", 9, "0009_question_expiry.sql", "question expiry"),
         migration!("postgres", 10, "0010_notifications.sql", "notifications"),
         migration!("postgres", 11, "0011_projects.sql", "projects"),
@@ -77,7 +117,9 @@ mod tests {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("migrations")
             .join(backend);
-        let read = Migrator::new(dir).await.expect("read the migrations folder");
+        let read = Migrator::new(dir)
+            .await
+            .expect("read the migrations folder");
         let summary = |m: &Migrator| {
             m.iter()
                 .map(|m| (m.version, m.description.to_string(), m.checksum.to_vec()))

@@ -1,7 +1,7 @@
 //! Notifications (migration `0010_notifications`): each workspace's own
 //! webhook, and the outbox of notices every replica delivers from.
 
-use sqlx::{AnyExecutor, FromRow};
+use sqlx::AnyExecutor;
 
 /// The webhook `workspace_id`'s owner set, if any.
 ///
@@ -45,7 +45,7 @@ pub async fn set_workspace_webhook(
 }
 
 /// A notice to deliver to one target.
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct Outgoing {
     /// The row.
     pub id: String,
@@ -66,6 +66,18 @@ pub struct Outgoing {
     /// After this, no more attempts.
     pub deadline: i64,
 }
+
+super::row::from_row!(Outgoing {
+    id,
+    target,
+    event_key,
+    pending_id,
+    event,
+    body,
+    attempts,
+    next_at,
+    deadline
+});
 
 /// Queues `row` (its `attempts` and `next_at` as given); `false` when the
 /// same notice was already queued for the same target (by this replica or

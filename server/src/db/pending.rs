@@ -28,7 +28,7 @@ pub struct PendingQuery<'a> {
 }
 
 /// One listed bundle's keys.
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PendingKey {
     /// The bundle.
     pub pending_id: String,
@@ -37,6 +37,12 @@ pub struct PendingKey {
     /// Its D1 creation time.
     pub created_at: i64,
 }
+
+super::row::from_row!(PendingKey {
+    pending_id,
+    task_id,
+    created_at
+});
 
 /// The SQL of [`page`] for `query` (parameters `$1`–`$6`: user, workspace,
 /// created_since, cursor time, cursor id, limit + 1). Public so tests can

@@ -2,20 +2,30 @@
 //! session's state, whether it has an active bundle (together its pending
 //! action, T1), and its workspace's notification webhook.
 
-use sqlx::{AnyExecutor, FromRow};
+use sqlx::AnyExecutor;
 
 use super::clarification::active;
 
 /// A session as its events need it.
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct Publishing {
     /// The session's state.
-    #[sqlx(try_from = "String")]
     pub state: clarify_core::SessionState,
     /// Whether one of its bundles is active (D4): 1 or 0.
     pub waiting: i64,
     /// Its workspace's own webhook.
     pub webhook_url: Option<String>,
+}
+
+impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for Publishing {
+    fn from_row(row: &'r sqlx::any::AnyRow) -> sqlx::Result<Self> {
+        use sqlx::Row as _;
+        Ok(Self {
+            state: super::row::parsed(row, "state")?,
+            waiting: row.try_get("waiting")?,
+            webhook_url: row.try_get("webhook_url")?,
+        })
+    }
 }
 
 /// [`Publishing`] for `session_id`.

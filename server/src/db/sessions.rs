@@ -1,6 +1,6 @@
 //! Agent sessions: one agent working on a task, its state and how to resume it.
 
-use sqlx::{AnyExecutor, FromRow};
+use sqlx::AnyExecutor;
 
 use clarify_core::SessionState;
 
@@ -21,14 +21,13 @@ pub fn terminal_states_sql() -> String {
 }
 
 /// A session row (the agent token's hash is never read back out).
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct Session {
     /// Its id.
     pub id: String,
     /// The task it works on.
     pub task_id: String,
     /// Its state.
-    #[sqlx(try_from = "String")]
     pub state: SessionState,
     /// JSON of the resume target, `""` when none.
     pub resume_target: String,
@@ -50,6 +49,21 @@ impl From<Session> for clarify_core::api::Session {
             created_at: clock::rfc3339(s.created_at),
             updated_at: clock::rfc3339(s.updated_at),
         }
+    }
+}
+
+impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for Session {
+    fn from_row(row: &'r sqlx::any::AnyRow) -> sqlx::Result<Self> {
+        use sqlx::Row as _;
+        Ok(Self {
+            id: row.try_get("id")?,
+            task_id: row.try_get("task_id")?,
+            state: super::row::parsed(row, "state")?,
+            resume_target: row.try_get("resume_target")?,
+            description: row.try_get("description")?,
+            created_at: row.try_get("created_at")?,
+            updated_at: row.try_get("updated_at")?,
+        })
     }
 }
 

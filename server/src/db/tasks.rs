@@ -1,13 +1,13 @@
 //! Tasks: the unit of work a human looks at; each has agent sessions.
 
-use sqlx::{AnyExecutor, FromRow};
+use sqlx::AnyExecutor;
 
 use clarify_core::Cursor;
 
 use crate::clock;
 
 /// A task row.
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct Task {
     /// Its id.
     pub id: String,
@@ -22,6 +22,15 @@ pub struct Task {
     /// When it last changed.
     pub updated_at: i64,
 }
+
+super::row::from_row!(Task {
+    id,
+    workspace_id,
+    title,
+    description,
+    created_at,
+    updated_at
+});
 
 impl From<Task> for clarify_core::api::Task {
     fn from(t: Task) -> Self {

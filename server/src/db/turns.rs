@@ -1,13 +1,13 @@
 //! Turns: one stretch of agent work in a session. The newest turn is the
 //! current one; a bundle on any older turn is superseded (D4).
 
-use sqlx::{AnyExecutor, FromRow};
+use sqlx::AnyExecutor;
 
 use super::batch::Batch;
 use crate::clock;
 
 /// A turn row.
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct Turn {
     /// Its id.
     pub id: String,
@@ -20,6 +20,14 @@ pub struct Turn {
     /// When the row was written.
     pub created_at: i64,
 }
+
+super::row::from_row!(Turn {
+    id,
+    task_session_id,
+    started_at,
+    completed_at,
+    created_at
+});
 
 impl From<Turn> for clarify_core::api::Turn {
     fn from(t: Turn) -> Self {

@@ -2,12 +2,12 @@
 //! Every secret is looked up by its hash; none is stored in clear.
 
 use serde::Serialize;
-use sqlx::{AnyExecutor, FromRow};
+use sqlx::AnyExecutor;
 
 use crate::clock;
 
 /// A user.
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct User {
     /// Its id (the `owner_id` of its workspaces).
     pub id: String,
@@ -39,7 +39,7 @@ pub async fn by_id(db: impl AnyExecutor<'_>, id: &str) -> sqlx::Result<Option<Us
 }
 
 /// A personal access token's record (never the token itself).
-#[derive(Debug, Clone, Serialize, FromRow)]
+#[derive(Debug, Clone, Serialize)]
 pub struct AccessToken {
     /// Its id, for revocation.
     pub id: String,
@@ -255,3 +255,17 @@ pub async fn delete_browser_session(
         .await?;
     Ok(())
 }
+
+super::row::from_row!(User {
+    id,
+    name,
+    created_at
+});
+super::row::from_row!(AccessToken {
+    id,
+    user_id,
+    created_at,
+    expires_at,
+    revoked_at,
+    last_used_at
+});

@@ -1,11 +1,11 @@
 //! Workspaces: a name and an owner (empty when auth is off).
 
-use sqlx::{AnyExecutor, FromRow};
+use sqlx::AnyExecutor;
 
 use crate::clock;
 
 /// A workspace row.
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct Workspace {
     /// Its id.
     pub id: String,
@@ -16,6 +16,13 @@ pub struct Workspace {
     /// When it was created.
     pub created_at: i64,
 }
+
+super::row::from_row!(Workspace {
+    id,
+    name,
+    owner_id,
+    created_at
+});
 
 impl From<Workspace> for clarify_core::api::Workspace {
     fn from(w: Workspace) -> Self {

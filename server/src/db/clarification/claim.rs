@@ -3,7 +3,7 @@
 //! the claim's token.
 
 use clarify_core::{AnsweredBy, ClarificationMetadata, Outcome, Status, StoredMessage};
-use sqlx::{AnyExecutor, FromRow};
+use sqlx::AnyExecutor;
 
 use super::{
     BundleRow, CLARIFICATION_REQUEST, active, load, lock_bundle, write_metadata,
@@ -156,12 +156,22 @@ pub async fn claim_in(
 }
 
 /// A row as the claim's UPDATE returns it.
-#[derive(Debug, FromRow)]
+#[derive(Debug)]
 struct ClaimedRow {
-    #[sqlx(flatten)]
     row: BundleRow,
     kind: String,
     content: String,
+}
+
+impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for ClaimedRow {
+    fn from_row(row: &'r sqlx::any::AnyRow) -> sqlx::Result<Self> {
+        use sqlx::Row as _;
+        Ok(Self {
+            row: BundleRow::from_row(row)?,
+            kind: row.try_get("kind")?,
+            content: row.try_get("content")?,
+        })
+    }
 }
 
 /// A won claim, still to be delivered.

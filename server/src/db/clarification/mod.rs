@@ -12,7 +12,7 @@ mod transition;
 use std::collections::HashSet;
 
 use clarify_core::{ClarificationMetadata, StoredMessage, sort_d2};
-use sqlx::{AnyExecutor, FromRow};
+use sqlx::AnyExecutor;
 
 use super::batch::Batch;
 use super::messages::CLARIFICATION_REQUEST;
@@ -46,7 +46,7 @@ pub fn active(m: &str) -> String {
 }
 
 /// One stored question of a bundle, with where it lives (M5).
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct BundleRow {
     /// The message id.
     pub id: String,
@@ -66,6 +66,17 @@ pub struct BundleRow {
     /// When it last changed.
     pub updated_at: i64,
 }
+
+crate::db::row::from_row!(BundleRow {
+    id,
+    pending_id,
+    session_id,
+    task_id,
+    turn_id,
+    metadata,
+    created_at,
+    updated_at
+});
 
 impl BundleRow {
     /// The core view of this row.
