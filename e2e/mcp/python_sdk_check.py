@@ -2,7 +2,9 @@
 official Python SDK lists the tools, discovers a pending bundle, answers it
 and reads the structured result, and asks as an agent and blocks until a
 person answers, in both protocol eras (the initialize
-handshake and the stateless 2026-07-28 discover). Prints 'N passed, N failed'.
+handshake and the stateless 2026-07-28 discover); and `clarify mcp`, the
+stdio server an agent's client starts, through the SDK's stdio client.
+Prints 'N passed, N failed'.
 
 Usage: python python_sdk_check.py PATH_TO_CLARIFY_BINARY
 """
@@ -17,7 +19,7 @@ import urllib.request
 from pathlib import Path
 
 import httpx2
-from mcp import ClientSession
+from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 EXTERNAL_TOOLS = {
@@ -125,8 +127,42 @@ async def check_agent(base, modern):
             assert result.structured_content["answers"]["q1"]["selected_labels"] == ["yes"], result
 
 
+async def check_stdio(base, binary, modern):
+    """`clarify mcp` started by the SDK's stdio client in a git repository:
+    its one tool asks on the project's task, blocks until a person answers
+    over REST, and returns what the agent surface returns."""
+    with tempfile.TemporaryDirectory() as directory:
+        repo = Path(directory) / "py-project"
+        (repo / ".git").mkdir(parents=True)
+        (repo / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+        params = StdioServerParameters(command=binary, args=["mcp", "--server", base], cwd=repo)
+        async with stdio_client(params, errlog=subprocess.DEVNULL) as (read, write):
+            async with ClientSession(read, write) as client:
+                await (client.discover() if modern else client.initialize())
+                tools = {tool.name for tool in (await client.list_tools()).tools}
+                assert tools == {"ask_user_question_kandev"}, tools
+                prompt = "stdio " + ("discover?" if modern else "initialize?")
+                question = {"prompt": prompt, "options": [{"label": "now"}, {"label": "later"}]}
+                call = asyncio.create_task(client.call_tool("ask_user_question_kandev", {"questions": [question]}))
+                bundle = None
+                for _ in range(200):
+                    bundles = rest(base, "GET", "/pending")["bundles"]
+                    bundle = next((b for b in bundles if b["questions"][0]["prompt"] == prompt), None)
+                    if bundle:
+                        break
+                    await asyncio.sleep(0.05)
+                assert bundle, "the question never became pending"
+                assert rest(base, "GET", f"/tasks/{bundle['task_id']}")["title"] == "py-project"
+                answer = {"answers": [{"question_id": "q1", "selected_options": [], "custom_text": "after lunch"}]}
+                rest(base, "POST", f"/clarification/{bundle['pending_id']}/respond", answer)
+                result = await asyncio.wait_for(call, 30)
+                assert not result.is_error, result.content
+                assert result.structured_content["summary"] == "User answered: after lunch", result
+
+
 def main():
-    binary = sys.argv[1]
+    # Absolute: the stdio check starts it from another working directory.
+    binary = str(Path(sys.argv[1]).resolve())
     passed = failed = 0
     with tempfile.TemporaryDirectory() as directory:
         server = subprocess.Popen(
@@ -141,7 +177,12 @@ def main():
             base = line.removeprefix("listening on ")
             for modern in (False, True):
                 name = "python-sdk " + ("discover (2026-07-28)" if modern else "initialize")
-                for check, what in ((check_era, "external"), (check_agent, "agent")):
+                checks = (
+                    (check_era, "external"),
+                    (check_agent, "agent"),
+                    (lambda base, modern: check_stdio(base, binary, modern), "stdio (clarify mcp)"),
+                )
+                for check, what in checks:
                     try:
                         asyncio.run(check(base, modern))
                         print(f"ok {name} {what}")

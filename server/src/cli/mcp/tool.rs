@@ -51,7 +51,8 @@ impl StdioAgent {
         let questions = validate_new_bundle(&bundle)
             .map_err(|e| Trouble(e.to_string()))?
             .questions;
-        let client = context.peer.peer_info().map(|i| i.client_info.name.clone());
+        // Per request in the 2026-07-28 era, from the handshake before it.
+        let client = context.client_info().map(|i| i.name);
         let open = self.session.open(client.as_deref()).await?;
         let ask = api::Ask {
             bundle,
