@@ -1,5 +1,6 @@
-//! Compiles `clarify-web` to wasm, runs wasm-bindgen and (when binaryen is
-//! installed: `npm ci --prefix web`) `wasm-opt` on it, then packs the
+//! Compiles `clarify-web` to wasm, runs wasm-bindgen and binaryen's
+//! `wasm-opt` on it (from `web/node_modules`, or installed from npm into
+//! `OUT_DIR` on a newcomer's first build), then packs the
 //! overlay's files into `OUT_DIR/web` for `src/web_assets.rs` to embed:
 //! content-hashed names, gzip and brotli copies, and the table `assets.rs`
 //! (DESIGN.md "Building the web overlay").
@@ -79,13 +80,14 @@ fn run() -> Result<()> {
         "rust-toolchain.toml",
         "server/assets",
         "server/build",
+        // binaryen's version (the wasm-opt used) is pinned here.
+        "web/package.json",
+        "web/package-lock.json",
     ] {
         println!("cargo:rerun-if-changed={}", workspace.join(path).display());
     }
     println!("cargo:rerun-if-env-changed={SKIP_VAR}");
     println!("cargo:rerun-if-env-changed={REQUIRE_OPT_VAR}");
-    let wasm_opt = workspace.join("web/node_modules/.bin/wasm-opt");
-    println!("cargo:rerun-if-changed={}", wasm_opt.display());
     let assets_dir = manifest_dir.join("assets");
 
     fs::create_dir_all(&out_web)?;
@@ -110,7 +112,17 @@ fn run() -> Result<()> {
         .generate(&out_web)
         .map_err(|e| format!("wasm-bindgen on {}: {e:#}", wasm.display()))?;
     let bound = out_web.join("clarify_web_bg.wasm");
-    let optimized = optimize(&wasm_opt, &bound)?;
+    let out_dir = out_web.parent().ok_or("OUT_DIR has no parent")?;
+    let optimized = match wasm_opt(&workspace, out_dir) {
+        Some(wasm_opt) => optimize(&wasm_opt, &bound)?,
+        None if env::var_os(REQUIRE_OPT_VAR).is_some() => {
+            return Err(format!(
+                "{REQUIRE_OPT_VAR} is set and wasm-opt is missing: run `npm ci --prefix web`"
+            )
+            .into());
+        }
+        None => false,
+    };
     let module = assets::write(
         &out_web,
         &assets_dir,
@@ -126,27 +138,61 @@ fn run() -> Result<()> {
         if optimized {
             " (wasm-opt -Oz)"
         } else {
-            " (NOT optimized: npm ci --prefix web)"
+            " (NOT optimized: wasm-opt needs npm)"
         }
     );
     Ok(())
 }
 
-/// Runs binaryen's `wasm-opt -Oz` (binaryen 132 from npm, pinned in
-/// `web/package.json`; Debian's 108 breaks the module) on `module` in
-/// place. Without it the overlay still works, only bigger, unless
-/// `CLARIFY_REQUIRE_WASM_OPT` is set.
-fn optimize(wasm_opt: &Path, module: &Path) -> Result<bool> {
-    if !wasm_opt.is_file() {
-        if env::var_os(REQUIRE_OPT_VAR).is_some() {
-            return Err(format!(
-                "{REQUIRE_OPT_VAR} is set and {} is missing: run `npm ci --prefix web`",
-                wasm_opt.display()
-            )
-            .into());
-        }
-        return Ok(false);
+/// binaryen's `wasm-opt`: the one `npm ci --prefix web` installed (the test
+/// command does), else one installed from npm into `out_dir` by this build
+/// (once: it stays for later builds), so that `cargo run` alone serves
+/// the overlay the test command measures. `None` without npm or offline:
+/// the overlay then works, only some per cent bigger.
+fn wasm_opt(workspace: &Path, out_dir: &Path) -> Option<PathBuf> {
+    let installed = workspace.join("web/node_modules/.bin/wasm-opt");
+    if installed.is_file() {
+        return Some(installed);
     }
+    let npm_dir = out_dir.join("npm");
+    let ours = npm_dir.join("node_modules/.bin/wasm-opt");
+    if ours.is_file() {
+        return Some(ours);
+    }
+    if env::var_os("CARGO_NET_OFFLINE").is_some_and(|v| v == "true") {
+        return None;
+    }
+    let copied = fs::create_dir_all(&npm_dir).is_ok()
+        && ["package.json", "package-lock.json"]
+            .iter()
+            .all(|f| fs::copy(workspace.join("web").join(f), npm_dir.join(f)).is_ok());
+    if !copied {
+        return None;
+    }
+    // The lockfile pins binaryen 132 (Debian's 108 breaks the module).
+    let ran = Command::new("npm")
+        .args(["ci", "--no-audit", "--no-fund", "--fetch-retries=1", "--fetch-timeout=20000"])
+        .current_dir(&npm_dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output();
+    match ran {
+        Ok(output) if output.status.success() && ours.is_file() => Some(ours),
+        Ok(output) => {
+            println!(
+                "cargo:warning=npm could not install binaryen's wasm-opt ({}); the overlay is served unoptimized",
+                String::from_utf8_lossy(&output.stderr).lines().last().unwrap_or_default()
+            );
+            None
+        }
+        // No npm on this machine: nothing to say beyond the size line.
+        Err(_) => None,
+    }
+}
+
+/// Runs binaryen's `wasm-opt -Oz` on `module` in place.
+fn optimize(wasm_opt: &Path, module: &Path) -> Result<bool> {
     let output = Command::new(wasm_opt)
         .args(WASM_OPT_FLAGS)
         .arg(module)
