@@ -171,7 +171,13 @@ fn wasm_opt(workspace: &Path, out_dir: &Path) -> Option<PathBuf> {
     }
     // The lockfile pins binaryen 132 (Debian's 108 breaks the module).
     let ran = Command::new("npm")
-        .args(["ci", "--no-audit", "--no-fund", "--fetch-retries=1", "--fetch-timeout=20000"])
+        .args([
+            "ci",
+            "--no-audit",
+            "--no-fund",
+            "--fetch-retries=1",
+            "--fetch-timeout=20000",
+        ])
         .current_dir(&npm_dir)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -182,7 +188,10 @@ fn wasm_opt(workspace: &Path, out_dir: &Path) -> Option<PathBuf> {
         Ok(output) => {
             println!(
                 "cargo:warning=npm could not install binaryen's wasm-opt ({}); the overlay is served unoptimized",
-                String::from_utf8_lossy(&output.stderr).lines().last().unwrap_or_default()
+                String::from_utf8_lossy(&output.stderr)
+                    .lines()
+                    .last()
+                    .unwrap_or_default()
             );
             None
         }

@@ -1,11 +1,6 @@
-//! The `clarify` binary; everything but the runtime lives in the library.
+//! The `clarify` binary: everything, the runtime included, lives in the
+//! library (`clarify_server::cli::main` says why).
 
-use std::process::ExitCode;
-
-use clap::Parser as _;
-use clarify_server::cli::{Cli, run};
-
-#[tokio::main]
-async fn main() -> ExitCode {
-    run(Cli::parse()).await
+fn main() -> std::process::ExitCode {
+    clarify_server::cli::main()
 }
