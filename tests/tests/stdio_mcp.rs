@@ -10,7 +10,7 @@ use std::time::Duration;
 use clarify_tests::TestServer;
 use clarify_tests::mcp::{self, err, ok};
 use clarify_tests::stdio::{StdioAgent, repository};
-use rmcp::model::{CallToolRequestParams, ClientRequest, Request};
+use rmcp::model::{CallToolRequestParams, CallToolResult, ClientRequest, Request};
 use rmcp::service::PeerRequestOptions;
 use serde_json::{Value, json};
 
@@ -43,7 +43,13 @@ async fn waiting_as(api: &clarify_tests::Api<'_>, prompt: &str) -> Value {
     }
 }
 
-async fn call(agent: &StdioAgent, args: &Value) -> rmcp::model::CallToolResult {
+/// The agent's ask, in the background: it blocks until answered.
+fn spawn_ask(agent: &StdioAgent, args: Value) -> tokio::task::JoinHandle<CallToolResult> {
+    let client = agent.client.clone();
+    tokio::spawn(async move { mcp::call(&client, "ask_user_question_kandev", &args).await })
+}
+
+async fn call(agent: &StdioAgent, args: &Value) -> CallToolResult {
     mcp::call(&agent.client, "ask_user_question_kandev", args).await
 }
 
@@ -77,10 +83,7 @@ async fn n3a_an_answer_over_rest_reaches_the_stdio_agent_as_the_agent_surface_sa
                        "default_option_id": "q1_opt2"}],
         "expires_in_seconds": 3600,
     });
-    let ask = tokio::spawn({
-        let client = agent.client.clone();
-        async move { mcp::call(&client, "ask_user_question_kandev", &args).await }
-    });
+    let ask = spawn_ask(&agent, args);
     let bundle = waiting(&server, "Which database?").await;
     let pending_id = bundle["pending_id"].as_str().unwrap().to_owned();
     // Passed through: the expiry and the default.
@@ -133,11 +136,8 @@ async fn later_processes_of_a_project_share_its_task_and_each_has_its_own_sessio
         StdioAgent::start(BINARY, &url, None, &dir),
     );
     // Both ask at once: two first processes racing to make the task.
-    let asks = [(&first, "Ship it?"), (&second, "Ship it today?")].map(|(agent, prompt)| {
-        let client = agent.client.clone();
-        let args = question(prompt);
-        tokio::spawn(async move { mcp::call(&client, "ask_user_question_kandev", &args).await })
-    });
+    let asks = [(&first, "Ship it?"), (&second, "Ship it today?")]
+        .map(|(agent, prompt)| spawn_ask(agent, question(prompt)));
     let a = waiting(&server, "Ship it?").await;
     let b = waiting(&server, "Ship it today?").await;
     assert_eq!(a["task_id"], b["task_id"], "one task per project");
@@ -154,10 +154,7 @@ async fn later_processes_of_a_project_share_its_task_and_each_has_its_own_sessio
     // A later process of the project finds the same task again.
     assert!(first.close().await && second.close().await);
     let third = StdioAgent::start(BINARY, &server.url(""), None, &dir).await;
-    let ask = tokio::spawn({
-        let client = third.client.clone();
-        async move { mcp::call(&client, "ask_user_question_kandev", &question("Again?")).await }
-    });
+    let ask = spawn_ask(&third, question("Again?"));
     let c = waiting(&server, "Again?").await;
     assert_eq!(c["task_id"], a["task_id"]);
     server
@@ -175,17 +172,7 @@ async fn a_server_restart_while_waiting_is_polled_through_and_the_answer_is_deli
     let server = TestServer::start().await;
     let dir = repository("shop", "main");
     let agent = StdioAgent::start(BINARY, &server.url(""), None, &dir).await;
-    let ask = tokio::spawn({
-        let client = agent.client.clone();
-        async move {
-            mcp::call(
-                &client,
-                "ask_user_question_kandev",
-                &question("Restart-proof?"),
-            )
-            .await
-        }
-    });
+    let ask = spawn_ask(&agent, question("Restart-proof?"));
     let pending_id = waiting(&server, "Restart-proof?").await["pending_id"]
         .as_str()
         .unwrap()
@@ -262,17 +249,7 @@ async fn closing_stdin_ends_the_session_and_its_questions_leave_the_inbox() {
     let server = TestServer::start().await;
     let dir = repository("shop", "main");
     let agent = StdioAgent::start(BINARY, &server.url(""), None, &dir).await;
-    let _ask = tokio::spawn({
-        let client = agent.client.clone();
-        async move {
-            mcp::call(
-                &client,
-                "ask_user_question_kandev",
-                &question("Still there?"),
-            )
-            .await
-        }
-    });
+    let _ask = spawn_ask(&agent, question("Still there?"));
     let bundle = waiting(&server, "Still there?").await;
     assert!(agent.close().await, "exits cleanly");
     let (_, session) = server
@@ -330,10 +307,7 @@ async fn a_missing_or_refused_token_is_a_tool_error_that_says_which() {
     // With a person's token it asks, on a task of that person's.
     let token = server.token("alice").await;
     let alice = StdioAgent::start(BINARY, &server.url(""), Some(&token), &dir).await;
-    let ask = tokio::spawn({
-        let client = alice.client.clone();
-        async move { mcp::call(&client, "ask_user_question_kandev", &question("Token?")).await }
-    });
+    let ask = spawn_ask(&alice, question("Token?"));
     let id = waiting_as(&server.as_token(&token), "Token?").await["pending_id"]
         .as_str()
         .unwrap()
