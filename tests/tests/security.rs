@@ -176,6 +176,11 @@ async fn under_auth_webhooks_reach_no_internal_address_unless_the_operator_allow
         "http://169.254.169.254/latest/meta-data/".to_owned(),
         "http://[::1]:9/".to_owned(),
         "http://10.0.0.1/".to_owned(),
+        // Issue 26: IPv6 forms that carry 127.0.0.1 are judged by it.
+        "http://[::127.0.0.1]/".to_owned(),
+        "http://[::ffff:0:127.0.0.1]/".to_owned(),
+        "http://[64:ff9b:1::7f00:1]/".to_owned(),
+        "http://[2002:7f00:1::]/".to_owned(),
     ] {
         let (status, body) = user
             .post(&sessions, &json!({"resume": {"webhook_url": url}}))

@@ -90,24 +90,41 @@ pub fn is_internal(ip: IpAddr) -> bool {
         .any(|net| net.contains(&ip))
 }
 
-/// IPv4 written as IPv6 (`::ffff:127.0.0.1`, NAT64's `64:ff9b::7f00:1`) is
-/// judged as the IPv4 address it reaches.
+/// An IPv6 address that carries an IPv4 address is judged as the IPv4
+/// address it reaches (issue 26): mapped `::ffff:a.b.c.d`, compatible
+/// `::a.b.c.d` (`::/96`), translated `::ffff:0:a.b.c.d`, NAT64
+/// `64:ff9b::/96` and the local-use `64:ff9b:1::/48`, 6to4 `2002::/16`
+/// (the address in bits 16–48), and Teredo `2001::/32` (the client's
+/// address, stored inverted in the last 32 bits).
 fn canonical(ip: IpAddr) -> IpAddr {
     match ip {
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return IpAddr::V4(v4);
-            }
-            let nat64 = Ipv6Addr::new(0x64, 0xff9b, 0, 0, 0, 0, 0, 0);
-            let [a, b, c, d, e, f, g, h] = v6.segments();
-            if [a, b, c, d, e, f] == nat64.segments()[..6] {
-                let [g1, g2] = g.to_be_bytes();
-                let [h1, h2] = h.to_be_bytes();
-                return IpAddr::V4(Ipv4Addr::new(g1, g2, h1, h2));
-            }
-            IpAddr::V6(v6)
-        }
+        IpAddr::V6(v6) => embedded_v4(v6).map_or(IpAddr::V6(v6), IpAddr::V4),
         v4 @ IpAddr::V4(_) => v4,
+    }
+}
+
+fn embedded_v4(v6: Ipv6Addr) -> Option<Ipv4Addr> {
+    let s = v6.segments();
+    let v4 = |hi: u16, lo: u16| {
+        let [a, b] = hi.to_be_bytes();
+        let [c, d] = lo.to_be_bytes();
+        Ipv4Addr::new(a, b, c, d)
+    };
+    match s {
+        // Mapped and compatible (`::/96`, which holds `::` and `::1` too:
+        // 0.0.0.0 and 0.0.0.1 are internal as well).
+        [0, 0, 0, 0, 0, 0xffff | 0, g, h] => Some(v4(g, h)),
+        // Translated (SIIT).
+        [0, 0, 0, 0, 0xffff, 0, g, h] => Some(v4(g, h)),
+        // NAT64, well-known prefix.
+        [0x64, 0xff9b, 0, 0, 0, 0, g, h] => Some(v4(g, h)),
+        // NAT64, local-use prefix: the address in the last 32 bits.
+        [0x64, 0xff9b, 1, _, _, _, g, h] => Some(v4(g, h)),
+        // 6to4.
+        [0x2002, b, c, ..] => Some(v4(b, c)),
+        // Teredo: the client's address, each bit inverted.
+        [0x2001, 0, _, _, _, _, g, h] => Some(v4(!g, !h)),
+        _ => None,
     }
 }
 
@@ -147,6 +164,48 @@ mod tests {
         for public in ["93.184.216.34", "1.1.1.1", "172.32.0.1", "2606:4700::1111"] {
             assert!(networks.admits(ip(public)), "{public} must pass");
         }
+    }
+
+    /// Issue 26: every IPv6 form that carries an IPv4 address is judged by
+    /// that address, one case per form; the same forms around a public
+    /// address pass.
+    #[test]
+    fn ipv6_forms_carrying_an_internal_ipv4_address_are_refused() {
+        let networks = WebhookNetworks::restricted(Vec::new());
+        for (form, internal, public) in [
+            ("mapped", "::ffff:127.0.0.1", "::ffff:8.8.8.8"),
+            ("compatible ::/96", "::127.0.0.1", "::8.8.8.8"),
+            (
+                "translated ::ffff:0:0/96",
+                "::ffff:0:127.0.0.1",
+                "::ffff:0:8.8.8.8",
+            ),
+            ("NAT64 64:ff9b::/96", "64:ff9b::7f00:1", "64:ff9b::808:808"),
+            (
+                "local-use NAT64 64:ff9b:1::/48",
+                "64:ff9b:1::7f00:1",
+                "64:ff9b:1::808:808",
+            ),
+            ("6to4 2002::/16", "2002:7f00:1::", "2002:808:808::1"),
+            ("6to4, metadata", "2002:a9fe:a9fe::1", "2002:101:101::"),
+            // 127.0.0.1 inverted is 80ff:fffe; 8.8.8.8 inverted f7f7:f7f7.
+            (
+                "Teredo 2001::/32",
+                "2001:0:4136:e378:8000:63bf:80ff:fffe",
+                "2001:0:4136:e378:8000:63bf:f7f7:f7f7",
+            ),
+        ] {
+            assert!(
+                !networks.admits(ip(internal)),
+                "{form}: {internal} must be refused"
+            );
+            assert!(networks.admits(ip(public)), "{form}: {public} must pass");
+        }
+        let allowed = WebhookNetworks::restricted(vec!["127.0.0.0/8".parse().unwrap()]);
+        assert!(
+            allowed.admits(ip("2002:7f00:1::")),
+            "judged as 127.0.0.1, which is allowed"
+        );
     }
 
     #[test]
