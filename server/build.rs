@@ -114,7 +114,10 @@ fn run() -> Result<()> {
     let bound = out_web.join("clarify_web_bg.wasm");
     let out_dir = out_web.parent().ok_or("OUT_DIR has no parent")?;
     let optimized = match wasm_opt(&workspace, out_dir) {
-        Some(wasm_opt) => optimize(&wasm_opt, &bound)?,
+        Some(wasm_opt) => {
+            optimize(&wasm_opt, &bound)?;
+            true
+        }
         None if env::var_os(REQUIRE_OPT_VAR).is_some() => {
             return Err(format!(
                 "{REQUIRE_OPT_VAR} is set and wasm-opt is missing: run `npm ci --prefix web`"
@@ -201,7 +204,7 @@ fn wasm_opt(workspace: &Path, out_dir: &Path) -> Option<PathBuf> {
 }
 
 /// Runs binaryen's `wasm-opt -Oz` on `module` in place.
-fn optimize(wasm_opt: &Path, module: &Path) -> Result<bool> {
+fn optimize(wasm_opt: &Path, module: &Path) -> Result<()> {
     let output = Command::new(wasm_opt)
         .args(WASM_OPT_FLAGS)
         .arg(module)
@@ -220,7 +223,7 @@ fn optimize(wasm_opt: &Path, module: &Path) -> Result<bool> {
         )
         .into());
     }
-    Ok(true)
+    Ok(())
 }
 
 /// Makes sure the wasm target's standard library is there, so that
