@@ -2,7 +2,7 @@
 //! (`expires_in_seconds`), the server may set a default (`--question-ttl`);
 //! a sweep on every replica expires what is due, guarded like a claim, so
 //! exactly one replica expires a bundle and an answer racing the expiry has
-//! exactly one outcome.
+//! exactly one outcome. The sweep itself is [`super::expiry_sweep`].
 
 use std::time::Duration;
 
@@ -19,9 +19,6 @@ use crate::db::sessions;
 
 /// How often each replica looks for questions that are due.
 pub const EXPIRY_EVERY: Duration = Duration::from_secs(1);
-
-/// Bundles expired per pass at most (the next pass takes the rest).
-const PER_PASS: i64 = 200;
 
 /// The longest `expires_in_seconds` taken: a year.
 const LONGEST: u64 = 365 * 24 * 3600;
@@ -52,54 +49,50 @@ impl Lifecycle {
             .map_or(0, |after| now.saturating_add(clock::micros(after)))
     }
 
-    /// Expires every active bundle that is due: status `expired`, listed
-    /// nowhere, its waiters told; returns how many this replica expired.
+    /// Expires one due bundle, or answers it with its defaults; `give_up`
+    /// skips the defaults (their delivery kept being refused) and expires
+    /// it plainly. [`Expiry::Refused`] when the defaults' delivery was
+    /// refused: the bundle is open again, to be tried later.
     ///
     /// # Errors
     /// Database errors.
-    pub async fn expire_due(&self) -> Result<usize> {
-        let now = now_micros();
-        let mut expired = 0;
-        for pending_id in repo::due(&self.db, now, PER_PASS).await? {
-            if self.choose_defaults(&pending_id).await? {
-                expired += 1;
-                continue;
+    pub(super) async fn expire_one(&self, pending_id: &str, give_up: bool) -> Result<Expiry> {
+        if !give_up {
+            match self.choose_defaults(pending_id).await? {
+                Defaults::None => {}
+                Defaults::Chosen => return Ok(Expiry::Done),
+                Defaults::Refused => return Ok(Expiry::Refused),
             }
-            // The same guard as a claim: only active rows change, so an
-            // answer that won first leaves nothing here, and the reverse.
-            let changed = repo::transition(
-                &self.db,
-                Scope::Bundle(&pending_id),
-                Transition::Expire,
-                now,
-            )
-            .await?;
-            if changed.is_empty() {
-                continue;
-            }
-            expired += 1;
-            let Some(bundle) = repo::load(self.db.pool(), &pending_id).await? else {
-                continue;
-            };
-            // `closed` wakes the waiters and tells the browsers.
-            self.closed(&changed, bundle.session_id(), bundle.task_id())
-                .await?;
-            self.resume_expired(&bundle, &pending_id).await;
         }
-        Ok(expired)
+        // The same guard as a claim: only active rows change, so an
+        // answer that won first leaves nothing here, and the reverse.
+        let now = now_micros();
+        let changed =
+            repo::transition(&self.db, Scope::Bundle(pending_id), Transition::Expire, now).await?;
+        if changed.is_empty() {
+            return Ok(Expiry::Done);
+        }
+        let Some(bundle) = repo::load(self.db.pool(), pending_id).await? else {
+            return Ok(Expiry::Done);
+        };
+        // `closed` wakes the waiters and tells the browsers.
+        self.closed(&changed, bundle.session_id(), bundle.task_id())
+            .await?;
+        self.resume_expired(&bundle, pending_id).await;
+        Ok(Expiry::Done)
     }
 
     /// When every question of the bundle names a default, the bundle is
     /// answered with them, through the one claim (so a person's answer
     /// racing it has exactly one outcome), as the `expiry` channel so the
-    /// agent can tell a default from a person's choice. Whether it did.
-    async fn choose_defaults(&self, pending_id: &str) -> Result<bool> {
+    /// agent can tell a default from a person's choice.
+    async fn choose_defaults(&self, pending_id: &str) -> Result<Defaults> {
         let Some(bundle) = repo::load(self.db.pool(), pending_id).await? else {
-            return Ok(false);
+            return Ok(Defaults::None);
         };
         let questions = bundle_questions(&bundle.messages);
         if questions.iter().any(|q| q.default_option_id.is_empty()) {
-            return Ok(false);
+            return Ok(Defaults::None);
         }
         let answers = questions
             .iter()
@@ -116,7 +109,10 @@ impl Lifecycle {
             .await
         {
             // Either the defaults won, or a person's answer had: done.
-            Ok(_) | Err(super::Error::Conflict(_)) => Ok(true),
+            Ok(_) | Err(super::Error::Conflict(_)) => Ok(Defaults::Chosen),
+            // The resume target refused them: open again (R7a), and the
+            // sweep tries again later rather than lose the defaults.
+            Err(super::Error::Undelivered) => Ok(Defaults::Refused),
             Err(error) => Err(error),
         }
     }
@@ -156,23 +152,25 @@ impl Lifecycle {
             tracing::warn!(pending_id, "expired, and its agent's resume target refused");
         }
     }
+}
 
-    /// Runs [`Lifecycle::expire_due`] every `every` until `shutdown`.
-    pub async fn sweep_expired(
-        self,
-        every: Duration,
-        shutdown: tokio_util::sync::CancellationToken,
-    ) {
-        loop {
-            tokio::select! {
-                () = shutdown.cancelled() => return,
-                () = tokio::time::sleep(every) => {}
-            }
-            if let Err(error) = self.expire_due().await {
-                tracing::warn!(%error, "the expiry sweep failed; it runs again shortly");
-            }
-        }
-    }
+/// How one due bundle went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Expiry {
+    /// Expired, answered with its defaults, or already closed: nothing left.
+    Done,
+    /// Its defaults' delivery was refused; it is open again.
+    Refused,
+}
+
+/// What the defaults of a bundle came to.
+enum Defaults {
+    /// Some question names none: the bundle expires plainly.
+    None,
+    /// They answered it, or a person had.
+    Chosen,
+    /// Their delivery was refused.
+    Refused,
 }
 
 /// When `bundle` expires, as listed: RFC 3339, or `""` for never.

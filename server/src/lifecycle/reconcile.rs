@@ -19,37 +19,54 @@ impl Lifecycle {
     pub async fn reconcile(&self, guard: Guard) -> Result<usize> {
         let mut reconciled = 0;
         for pending_id in repo::delivery_pending(self.db.pool()).await? {
-            let Some(bundle) = repo::load(self.db.pool(), &pending_id).await? else {
-                continue;
-            };
-            if super::wait::awaits_pickup(&bundle) {
-                // Accepted and kept for the agent: not an interrupted delivery.
-                continue;
-            }
-            let attempted = bundle.messages.iter().any(|m| m.metadata.resume_attempted);
-            let now = now_micros();
-            let changed = if attempted {
-                repo::finalize(&self.db, &pending_id, now, guard).await?
-            } else {
-                repo::restore(&self.db, &pending_id, now, guard).await?
-            };
-            if changed {
-                reconciled += 1;
-                if attempted {
-                    tracing::warn!(
-                        pending_id,
-                        "kept a clarification whose resume was in flight at a crash"
-                    );
-                } else {
-                    tracing::warn!(
-                        pending_id,
-                        "restored a clarification whose delivery was interrupted"
-                    );
-                    self.publish_bundle(&pending_id).await?;
+            // One claim that cannot be mended now must not keep the others
+            // from being mended (issue 26): it is logged, and the next pass
+            // tries it again.
+            match self.reconcile_one(&pending_id, guard).await {
+                Ok(true) => reconciled += 1,
+                Ok(false) => {}
+                Err(error) => {
+                    tracing::warn!(pending_id, %error, "claim not reconciled; tried again later");
                 }
             }
         }
         Ok(reconciled)
+    }
+
+    /// Reconciles one claim; whether it changed.
+    async fn reconcile_one(&self, pending_id: &str, guard: Guard) -> Result<bool> {
+        let Some(bundle) = repo::load(self.db.pool(), pending_id).await? else {
+            return Ok(false);
+        };
+        if super::wait::awaits_pickup(&bundle) {
+            // Accepted and kept for the agent: not an interrupted delivery.
+            return Ok(false);
+        }
+        let attempted = bundle.messages.iter().any(|m| m.metadata.resume_attempted);
+        let now = now_micros();
+        let changed = if attempted {
+            repo::finalize(&self.db, pending_id, now, guard).await?
+        } else {
+            repo::restore(&self.db, pending_id, now, guard).await?
+        };
+        if !changed {
+            return Ok(false);
+        }
+        if attempted {
+            tracing::warn!(
+                pending_id,
+                "kept a clarification whose resume was in flight at a crash"
+            );
+        } else {
+            tracing::warn!(
+                pending_id,
+                "restored a clarification whose delivery was interrupted"
+            );
+            if let Err(error) = self.publish_bundle(pending_id).await {
+                tracing::warn!(pending_id, %error, "restored, but browsers were not told");
+            }
+        }
+        Ok(true)
     }
 
     /// Reconciles claims untouched for `orphan_after` ([`ORPHAN_AFTER`] in
