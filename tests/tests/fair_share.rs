@@ -5,7 +5,9 @@
 
 use std::time::{Duration, Instant};
 
-use clarify_tests::{Receiver, TestServer};
+use clarify_server::Config;
+use clarify_server::lifecycle as notify;
+use clarify_tests::{NoticeSink, Receiver, TestServer};
 use serde_json::{Value, json};
 
 fn questions(default: Option<&str>) -> Value {
@@ -106,5 +108,57 @@ async fn slow_resume_webhooks_delay_nobody_elses_expiry() {
     })
     .await
     .expect("the four resumes were sent side by side, not one per 10 s timeout");
+    server.stop().await;
+}
+
+/// Issue 26 item 3: a workspace webhook that never answers and 48
+/// questions in that workspace used to hold all 16 send permits, so the
+/// operator's `--notify-webhook` heard of the next question 26.6 s late.
+/// Now the slow target holds at most its own two places.
+#[tokio::test]
+async fn a_slow_workspace_webhook_delays_nobody_elses_notices() {
+    let sink = NoticeSink::start(0).await;
+    let server = TestServer::start_with(Config {
+        notify_webhooks: vec![sink.url()],
+        ..Config::default()
+    })
+    .await;
+    let slow = Receiver::start().await;
+    let (_, workspace) = server.post("/workspaces", &json!({"name": "slow"})).await;
+    let workspace = workspace["id"].as_str().unwrap().to_owned();
+    let (status, body) = server
+        .api()
+        .put(
+            &format!("/workspaces/{workspace}/notify"),
+            &json!({"webhook_url": slow.hanging_url()}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    for _ in 0..48 {
+        let (_, session, agent) = server.api().session_in(&workspace, None).await;
+        server.ask(&session, &agent, questions(None)).await;
+    }
+    tokio::time::timeout(Duration::from_secs(5), async {
+        while slow.hanging_count() < notify::PER_TARGET {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the slow target got its sends");
+
+    let (_, session, agent) = server.session(None).await;
+    let asked = Instant::now();
+    let pending = server.ask(&session, &agent, questions(None)).await;
+    sink.wait_until(Duration::from_secs(2), |all| {
+        all.iter()
+            .any(|d| d.accepted && d.key == format!("{pending}:waiting"))
+    })
+    .await;
+    let took = asked.elapsed();
+    assert_eq!(
+        slow.hanging_count(),
+        notify::PER_TARGET,
+        "the slow target holds its own places only ({took:?})"
+    );
     server.stop().await;
 }

@@ -165,13 +165,26 @@ async fn notification_delivery_reads_only_the_queued_rows() {
         .execute(server.db().pool())
         .await
         .unwrap();
-    let sql = clarify_server::db::notifications::due_sql();
+    // Migration 0010's and 0012's indexes hold queued rows only:
+    // delivered and given up notices (a day of them is kept) are never
+    // read by the sweep, neither to find the targets due nor to read one
+    // target's rows (issue 26: target by target).
+    let queued = ["notification_outbox_due", "notification_outbox_target_due"];
+    let sql = clarify_server::db::notifications::due_targets_sql();
     let steps = plan(&server, &sql, &[Param::Int, Param::Int]).await;
-    // Migration 0010's index holds queued rows only: delivered and given
-    // up notices (a day of them is kept) are never read by the sweep.
     assert!(
-        steps.iter().any(|s| s.contains("notification_outbox_due")),
-        "uses the index of queued rows: {steps:#?}"
+        steps
+            .iter()
+            .any(|s| queued.iter().any(|index| s.contains(index))),
+        "finds the targets from an index of queued rows: {steps:#?}"
+    );
+    let sql = clarify_server::db::notifications::due_for_sql();
+    let steps = plan(&server, &sql, &[Param::Text, Param::Int, Param::Int]).await;
+    assert!(
+        steps
+            .iter()
+            .any(|s| queued.iter().any(|index| s.contains(index))),
+        "reads a target's rows from an index of queued rows: {steps:#?}"
     );
     server.stop().await;
 }

@@ -64,6 +64,12 @@ pub fn sqlite() -> Migrator {
         migration!("sqlite", 9, "0009_question_expiry.sql", "question expiry"),
         migration!("sqlite", 10, "0010_notifications.sql", "notifications"),
         migration!("sqlite", 11, "0011_projects.sql", "projects"),
+        migration!(
+            "sqlite",
+            12,
+            "0012_notify_per_target.sql",
+            "notify per target"
+        ),
     ])
 }
 
@@ -102,6 +108,12 @@ pub fn postgres() -> Migrator {
         migration!("postgres", 9, "0009_question_expiry.sql", "question expiry"),
         migration!("postgres", 10, "0010_notifications.sql", "notifications"),
         migration!("postgres", 11, "0011_projects.sql", "projects"),
+        migration!(
+            "postgres",
+            12,
+            "0012_notify_per_target.sql",
+            "notify per target"
+        ),
     ])
 }
 

@@ -107,25 +107,58 @@ pub async fn enqueue(db: impl AnyExecutor<'_>, row: &Outgoing, now: i64) -> sqlx
     Ok(done.rows_affected() == 1)
 }
 
-/// Queued rows due at `now`, soonest first.
+/// The targets with rows due at `now`, the longest waiting first, at most
+/// `limit`.
 ///
 /// # Errors
 /// Database errors.
-pub async fn due(db: impl AnyExecutor<'_>, now: i64, limit: i64) -> sqlx::Result<Vec<Outgoing>> {
-    sqlx::query_as(crate::db::sql(due_sql()))
+pub async fn due_targets(
+    db: impl AnyExecutor<'_>,
+    now: i64,
+    limit: i64,
+) -> sqlx::Result<Vec<String>> {
+    let rows: Vec<(String, i64)> = sqlx::query_as(crate::db::sql(due_targets_sql()))
+        .bind(now)
+        .bind(limit)
+        .fetch_all(db)
+        .await?;
+    Ok(rows.into_iter().map(|(target, _)| target).collect())
+}
+
+/// The query of [`due_targets`] (`tests/query_plans.rs` checks it reads
+/// the index of queued rows only).
+#[must_use]
+pub fn due_targets_sql() -> String {
+    "SELECT target, MIN(next_at) FROM notification_outbox \
+     WHERE state = 'queued' AND next_at <= $1 GROUP BY target ORDER BY 2 LIMIT $2"
+        .to_owned()
+}
+
+/// `target`'s queued rows due at `now`, soonest first, at most `limit`.
+///
+/// # Errors
+/// Database errors.
+pub async fn due_for(
+    db: impl AnyExecutor<'_>,
+    target: &str,
+    now: i64,
+    limit: i64,
+) -> sqlx::Result<Vec<Outgoing>> {
+    sqlx::query_as(crate::db::sql(due_for_sql()))
+        .bind(target)
         .bind(now)
         .bind(limit)
         .fetch_all(db)
         .await
 }
 
-/// The query of [`due`] (`tests/query_plans.rs` checks it reads the index
-/// of queued rows only).
+/// The query of [`due_for`] (`$1` the target, `$2` now, `$3` the limit;
+/// migration 0012's index of each target's queued rows answers it).
 #[must_use]
-pub fn due_sql() -> String {
+pub fn due_for_sql() -> String {
     "SELECT id, target, event_key, pending_id, event, body, attempts, next_at, deadline \
-     FROM notification_outbox WHERE state = 'queued' AND next_at <= $1 \
-     ORDER BY next_at LIMIT $2"
+     FROM notification_outbox WHERE state = 'queued' AND target = $1 AND next_at <= $2 \
+     ORDER BY next_at LIMIT $3"
         .to_owned()
 }
 

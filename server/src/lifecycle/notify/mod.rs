@@ -11,6 +11,9 @@
 //! keeps a notice queued once however many try. Delivery is [`send`].
 
 mod send;
+mod targets;
+
+pub use targets::PER_TARGET;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -32,6 +35,9 @@ pub const NOTIFY_FOR: Duration = Duration::from_secs(10 * 60);
 /// The first retry's delay; each next one doubles, up to 60 times this.
 pub const FIRST_RETRY: Duration = Duration::from_secs(2);
 
+/// Sends to workspaces' webhooks in flight on one replica at most.
+const WORKSPACE_SENDS: usize = 64;
+
 /// Where notices go and how they are sent; cheap to clone.
 #[derive(Debug, Clone)]
 pub struct Notifications {
@@ -42,8 +48,12 @@ pub struct Notifications {
     /// Rung when this replica queues something due now, or a retry comes
     /// due, so delivery need not wait for its next look.
     wake: Arc<tokio::sync::Notify>,
-    /// Sends in flight on this replica at most.
+    /// Sends in flight on this replica to workspaces' webhooks at most
+    /// (the operator's own targets are not counted: each workspace could
+    /// fill it, and the operator's notices must still go out).
     sending: Arc<tokio::sync::Semaphore>,
+    /// Each target's sends in flight.
+    busy: targets::Targets,
 }
 
 impl Default for Notifications {
@@ -64,7 +74,8 @@ impl Notifications {
             first_retry: first_retry.unwrap_or(FIRST_RETRY),
             webhooks: None,
             wake: Arc::default(),
-            sending: Arc::new(tokio::sync::Semaphore::new(16)),
+            sending: Arc::new(tokio::sync::Semaphore::new(WORKSPACE_SENDS)),
+            busy: targets::Targets::default(),
         }
     }
 

@@ -52,34 +52,63 @@ impl Lifecycle {
         }
     }
 
-    /// Claims and starts every due row, as many at once as sends may run.
+    /// Claims and starts every due row that its target has room for:
+    /// target by target, the longest waiting first, each at most
+    /// [`super::PER_TARGET`] at once (issue 26), so a slow target holds
+    /// only its own places. A send that ends rings the wake, and what
+    /// waited for its place goes then.
     async fn send_due(&self) -> Result<()> {
         let Some(webhooks) = self.notifications.webhooks.clone() else {
             return Ok(());
         };
+        let notifications = &self.notifications;
         loop {
-            let now = now_micros();
-            let rows = notifications::due(self.db.pool(), now, PER_LOOK).await?;
-            let full = rows.len() == usize::try_from(PER_LOOK).unwrap_or(usize::MAX);
-            for row in rows {
-                // A permit first: a claimed row should not wait here while
-                // its lease runs.
-                let Ok(permit) = self.notifications.sending.clone().acquire_owned().await else {
-                    return Ok(());
-                };
-                let now = now_micros();
-                if !notifications::claim(self.db.pool(), &row, now + micros(LEASE), now).await? {
+            // Busy targets come back in the answer too: ask for that many
+            // more, so that they never crowd out the others.
+            let busy = notifications.busy.busy();
+            let limit = PER_LOOK + i64::try_from(busy).unwrap_or(i64::MAX);
+            let targets = notifications::due_targets(self.db.pool(), now_micros(), limit).await?;
+            let mut started = false;
+            for target in &targets {
+                let room = notifications.busy.room(target);
+                if room == 0 {
                     continue;
                 }
-                let (me, webhooks) = (self.clone(), webhooks.clone());
-                tokio::spawn(async move {
-                    if let Err(error) = me.send_one(&webhooks, &row).await {
-                        tracing::warn!(id = row.id, %error, "notification left for a retry");
+                let room = i64::try_from(room).unwrap_or(1);
+                let rows =
+                    notifications::due_for(self.db.pool(), target, now_micros(), room).await?;
+                for row in rows {
+                    let operators = notifications.targets.contains(&row.target);
+                    let pooled = if operators {
+                        None
+                    } else {
+                        match notifications.sending.clone().try_acquire_owned() {
+                            Ok(permit) => Some(permit),
+                            // The pool is full: a send that ends rings.
+                            Err(_) => return Ok(()),
+                        }
+                    };
+                    let Some(place) = notifications.busy.take(target, &notifications.wake) else {
+                        break;
+                    };
+                    let now = now_micros();
+                    if !notifications::claim(self.db.pool(), &row, now + micros(LEASE), now).await?
+                    {
+                        continue;
                     }
-                    drop(permit);
-                });
+                    started = true;
+                    let (me, webhooks) = (self.clone(), webhooks.clone());
+                    tokio::spawn(async move {
+                        if let Err(error) = me.send_one(&webhooks, &row).await {
+                            tracing::warn!(id = row.id, %error, "notification left for a retry");
+                        }
+                        drop((place, pooled));
+                    });
+                }
             }
-            if !full {
+            // Another look only while there may be more than one read.
+            let full = targets.len() == usize::try_from(limit).unwrap_or(usize::MAX);
+            if !(started && full) {
                 return Ok(());
             }
         }
