@@ -5,7 +5,9 @@ use crate::cluster::Cluster;
 use crate::db::Db;
 use crate::db::clarification::Guard;
 use crate::events::Events;
-use crate::lifecycle::resume::{AllowedCommands, COMMAND_TIMEOUT, Resumer, WebhookNetworks};
+use crate::lifecycle::resume::{
+    AllowedCommands, COMMAND_CONCURRENCY, COMMAND_TIMEOUT, Resumer, WebhookNetworks,
+};
 use crate::lifecycle::{
     EXPIRY_EVERY, Error, FIRST_RETRY, Lifecycle, Notifications, ORPHAN_AFTER, SWEEP_EVERY,
 };
@@ -28,6 +30,9 @@ pub struct Config {
     /// How long a resume command may run before it is killed;
     /// [`COMMAND_TIMEOUT`] when unset.
     pub resume_command_timeout: Option<std::time::Duration>,
+    /// How many resume commands run at once at most
+    /// (`--resume-command-concurrency`); [`COMMAND_CONCURRENCY`] when unset.
+    pub resume_command_concurrency: Option<usize>,
     /// Internal networks (loopback, private, link-local) that resume
     /// webhooks may reach with auth on; with auth off they all may.
     pub allowed_webhook_networks: Vec<ipnet::IpNet>,
@@ -73,6 +78,8 @@ impl Config {
         let commands = AllowedCommands::new(
             self.allowed_resume_commands.clone(),
             self.resume_command_timeout.unwrap_or(COMMAND_TIMEOUT),
+            self.resume_command_concurrency
+                .unwrap_or(COMMAND_CONCURRENCY),
         );
         let networks = if self.auth {
             WebhookNetworks::restricted(self.allowed_webhook_networks.clone())

@@ -162,3 +162,56 @@ async fn a_slow_workspace_webhook_delays_nobody_elses_notices() {
     );
     server.stop().await;
 }
+
+/// Issue 26 item 7: with `/bin/sleep` allowed, 15 answers left 15 children
+/// running at once. Now at most `--resume-command-concurrency` run; the
+/// rest wait their turn and none is dropped.
+#[tokio::test]
+async fn resume_commands_run_a_few_at_a_time_and_none_is_dropped() {
+    let server = TestServer::start_with(Config {
+        allowed_resume_commands: vec!["/bin/sh".into()],
+        resume_command_concurrency: Some(2),
+        ..Config::default()
+    })
+    .await;
+    let log = std::env::temp_dir().join(format!(
+        "clarify-fair-commands-{}",
+        clarify_server::ids::new_id()
+    ));
+    // Each run writes "s" as it starts and "e" as it ends.
+    let script = "echo s >> \"$0\"; sleep 0.5; echo e >> \"$0\"";
+    let mut pending = Vec::new();
+    for _ in 0..6 {
+        let command = json!(["/bin/sh", "-c", script, log]);
+        let (_, session, agent) = server.session(Some(json!({"command": command}))).await;
+        pending.push(server.ask(&session, &agent, questions(None)).await);
+    }
+    let pick = json!({"answers": [{"question_id": "q1", "selected_options": ["q1_opt1"]}]});
+    for id in &pending {
+        let (status, won) = server.respond(id, &pick).await;
+        assert_eq!((status, &won["claimed"]), (200, &json!(true)), "{won}");
+    }
+    let lines = || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    tokio::time::timeout(Duration::from_secs(20), async {
+        while lines().len() < 12 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("all six commands ran to their end");
+    let mut running = 0_i32;
+    let mut most = 0;
+    for line in lines() {
+        running += if line == "s" { 1 } else { -1 };
+        most = most.max(running);
+    }
+    assert_eq!(most, 2, "two ran side by side, never more: {:?}", lines());
+    let _ = std::fs::remove_file(&log);
+    server.stop().await;
+}

@@ -134,6 +134,17 @@ pub struct ServeArgs {
     )]
     pub resume_command_timeout: u64,
 
+    /// How many resume commands run at once at most; the others wait their
+    /// turn, in order, and none is dropped.
+    #[arg(
+        long,
+        value_name = "N",
+        env = "CLARIFY_RESUME_COMMAND_CONCURRENCY",
+        default_value_t = 4,
+        value_parser = clap::value_parser!(u64).range(1..=1024)
+    )]
+    pub resume_command_concurrency: u64,
+
     /// Questions whose ask names no time expire unanswered after this long
     /// ("30m", "2h", "1d"); never by default.
     #[arg(

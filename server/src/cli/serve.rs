@@ -52,6 +52,7 @@ pub(super) async fn serve(args: ServeArgs) -> Result<(), String> {
         allowed_hosts,
         allowed_resume_commands: args.allow_resume_commands.clone(),
         resume_command_timeout: Some(std::time::Duration::from_secs(args.resume_command_timeout)),
+        resume_command_concurrency: usize::try_from(args.resume_command_concurrency).ok(),
         allowed_webhook_networks: args.allow_webhook_networks.clone(),
         own_webhook_sockets,
         progress_interval: None,

@@ -15,7 +15,7 @@ mod webhook;
 use serde::Serialize;
 
 pub use clarify_core::api::ResumeTarget;
-pub use command::{AllowedCommands, COMMAND_TIMEOUT};
+pub use command::{AllowedCommands, COMMAND_CONCURRENCY, COMMAND_TIMEOUT};
 pub use network::WebhookNetworks;
 pub use webhook::{Sent, WEBHOOK_TIMEOUT, Webhooks};
 
