@@ -5,6 +5,7 @@
 
 use std::time::{Duration, Instant};
 
+use clarify_core::api;
 use clarify_server::Config;
 use clarify_server::lifecycle as notify;
 use clarify_tests::{NoticeSink, Receiver, TestServer};
@@ -213,5 +214,45 @@ async fn resume_commands_run_a_few_at_a_time_and_none_is_dropped() {
     }
     assert_eq!(most, 2, "two ran side by side, never more: {:?}", lines());
     let _ = std::fs::remove_file(&log);
+    server.stop().await;
+}
+
+/// Issue 26 item 9: a prompt holding `<https://evil.example|click here>`
+/// or `<!channel>` used to reach a Slack or Mattermost webhook's `text`
+/// unchanged: a disguised link, a ping to the whole channel. Now what the
+/// agent wrote is escaped there, and kept as written in `questions`.
+#[tokio::test]
+async fn notices_escape_what_agents_write_for_chat_apps() {
+    let sink = NoticeSink::start(0).await;
+    let server = TestServer::start_with(Config {
+        notify_webhooks: vec![sink.url()],
+        ..Config::default()
+    })
+    .await;
+    let prompt = "<https://evil.example|click here> & <!channel>";
+    let api = server.api();
+    let task = api
+        .create_task(&api::NewTask {
+            title: "R&D <!here>".into(),
+            workspace_id: None,
+            description: None,
+            project: None,
+        })
+        .await;
+    let made = api
+        .create_session(&task.task.id, &api::NewSession::default())
+        .await;
+    let (session, agent) = (made.session.id, made.agent_token);
+    let questions = json!([{"prompt": prompt, "options": [{"label": "yes"}, {"label": "no"}]}]);
+    let pending = server.ask(&session, &agent, questions).await;
+    let notice = sink.accepted(&format!("{pending}:waiting")).await;
+    let text = notice["text"].as_str().unwrap();
+    assert!(
+        text.contains("“R&amp;D &lt;!here&gt;”: &lt;https://evil.example|click here&gt; &amp; &lt;!channel&gt;"),
+        "{text}"
+    );
+    assert!(!text.contains('<') && !text.contains('>'), "{text}");
+    assert_eq!(notice["questions"], json!([prompt]), "as written elsewhere");
+    assert_eq!(notice["task"], "R&D <!here>");
     server.stop().await;
 }

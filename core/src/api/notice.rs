@@ -18,7 +18,11 @@ pub struct Notice {
     /// has passed).
     pub event: String,
     /// A readable line, with the link to answer while it waits (what a
-    /// Slack or Mattermost incoming webhook shows).
+    /// Slack or Mattermost incoming webhook shows). Whatever in it came
+    /// from an agent or a person (the task, the prompt, a name) has `&`,
+    /// `<` and `>` escaped as Slack's message formatting asks, so it can
+    /// never become a link, a mention or markup; the other fields are as
+    /// written.
     pub text: String,
     /// The bundle.
     pub pending_id: String,
@@ -42,27 +46,26 @@ impl Notice {
     /// The readable line for this notice's other fields.
     #[must_use]
     pub fn describe(&self) -> String {
-        let first = self.questions.first().map_or("", String::as_str);
+        let first = escape_chat(self.questions.first().map_or("", String::as_str));
+        let task = escape_chat(&self.task);
         let more = match self.questions.len() {
             0 | 1 => String::new(),
             n => alloc::format!(" (+{} more)", n - 1),
         };
         match (self.event.as_str(), &self.answered_by) {
             ("waiting", _) => alloc::format!(
-                "An agent is waiting on “{}”: {first}{more} Answer at {}",
-                self.task,
+                "An agent is waiting on “{task}”: {first}{more} Answer at {}",
                 self.url
             ),
             ("reminder", _) => alloc::format!(
-                "Reminder: an agent is still waiting on “{}”: {first}{more} It expires at {}. \
+                "Reminder: an agent is still waiting on “{task}”: {first}{more} It expires at {}. \
                  Answer at {}",
-                self.task,
                 self.expires_at,
                 self.url
             ),
             ("resolved", Some(by)) => alloc::format!(
                 "Answered by {} {}: {first}{more}",
-                by.user,
+                escape_chat(&by.user),
                 Channel::phrase(&by.channel)
             ),
             (event, _) => alloc::format!("{first}{more} ({event})"),
@@ -70,9 +73,26 @@ impl Notice {
     }
 }
 
+/// `text` with `&`, `<` and `>` escaped as Slack's message formatting asks
+/// (Mattermost reads the same): `<https://x|label>`, `<!channel>` and
+/// `<@U123>` are then shown as typed, never as a link or a mention.
+#[must_use]
+pub fn escape_chat(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => escaped.push_str("&amp;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            c => escaped.push(c),
+        }
+    }
+    escaped
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Notice;
+    use super::{Notice, escape_chat};
     use crate::provenance::{AnsweredBy, Channel};
 
     fn notice(event: &str) -> Notice {
@@ -110,6 +130,30 @@ mod tests {
         assert_eq!(
             notice("cancelled").describe(),
             "Which database? (+1 more) (cancelled)"
+        );
+    }
+
+    #[test]
+    fn what_an_agent_or_a_person_wrote_cannot_become_a_link_or_a_mention() {
+        assert_eq!(
+            escape_chat("<https://evil.example|click here> & <!channel> <@U1>"),
+            "&lt;https://evil.example|click here&gt; &amp; &lt;!channel&gt; &lt;@U1&gt;"
+        );
+        let mut waiting = notice("waiting");
+        waiting.task = "R&D <!here>".into();
+        waiting.questions = vec!["<https://evil.example|Approve?>".into()];
+        let text = waiting.describe();
+        assert_eq!(
+            text,
+            "An agent is waiting on “R&amp;D &lt;!here&gt;”: &lt;https://evil.example|Approve?&gt; \
+             Answer at http://localhost:7420/t/t"
+        );
+        let mut resolved = notice("resolved");
+        resolved.answered_by = Some(AnsweredBy::new("<!channel>", Channel::Browser, ""));
+        assert!(
+            resolved
+                .describe()
+                .starts_with("Answered by &lt;!channel&gt; ")
         );
     }
 }
