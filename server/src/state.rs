@@ -46,7 +46,8 @@ pub struct Config {
     /// replica died, or the database refused a delivery's writes and their
     /// rollback alike: R6); [`SWEEP_EVERY`] when unset.
     pub sweep_interval: Option<std::time::Duration>,
-    /// Live MCP sessions one identity may hold; 16 when unset.
+    /// Live MCP sessions one identity may hold; when unset, 16 under auth
+    /// and 256 without (every client is then the one caller).
     pub mcp_sessions_per_identity: Option<usize>,
     /// Event sockets one identity may hold open; 64 when unset.
     pub ws_per_identity: Option<usize>,

@@ -68,6 +68,18 @@ pub async fn live_count(db: impl AnyExecutor<'_>, owner: &str, since: i64) -> sq
     Ok(count)
 }
 
+/// Forgets the session `session_hash` (it was ended).
+///
+/// # Errors
+/// Database errors.
+pub async fn forget(db: impl AnyExecutor<'_>, session_hash: &str) -> sqlx::Result<()> {
+    sqlx::query("DELETE FROM mcp_session_owners WHERE session_hash = $1")
+        .bind(session_hash)
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
 /// Forgets the owners of sessions unused since before `cutoff`.
 ///
 /// # Errors

@@ -34,8 +34,17 @@ const TOUCH_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 /// stored with its session, so they are bounded too).
 pub const MAX_BODY: usize = 1 << 20;
 
-/// Live MCP sessions one identity may hold, by default.
+/// Live MCP sessions one identity may hold under `--auth`, by default.
 pub const PER_IDENTITY: usize = 16;
+
+/// Live MCP sessions the one caller of a server without auth may hold, by
+/// default: every client of the machine's owner is that caller, so the
+/// share is a population's (issue 26: the conformance suite opens one per
+/// scenario and ends few), still a bound on memory.
+pub const PER_UNSCOPED: usize = 256;
+
+/// What a refused `initialize` tells the client to wait before another.
+const RETRY_AFTER_SECONDS: u64 = 30;
 
 /// The identity a session is bound to.
 fn owner(caller: &Caller) -> String {
@@ -46,16 +55,35 @@ fn owner(caller: &Caller) -> String {
     }
 }
 
-/// Whether a JSON-RPC body (one message or a batch) opens a session.
-fn initializes(body: &[u8]) -> bool {
-    let Ok(value) = serde_json::from_slice::<serde_json::Value>(body) else {
-        return false;
-    };
-    let is_init = |m: &serde_json::Value| m["method"] == "initialize";
+/// The id of the `initialize` in a JSON-RPC body (one message or a
+/// batch), if it opens a session.
+fn initialize_id(body: &[u8]) -> Option<serde_json::Value> {
+    let value = serde_json::from_slice::<serde_json::Value>(body).ok()?;
+    let init = |m: &serde_json::Value| (m["method"] == "initialize").then(|| m["id"].clone());
     match &value {
-        serde_json::Value::Array(batch) => batch.iter().any(is_init),
-        message => is_init(message),
+        serde_json::Value::Array(batch) => batch.iter().find_map(init),
+        message => init(message),
     }
+}
+
+/// The refusal of an `initialize` beyond `cap`: 429 with `Retry-After`, and
+/// a JSON-RPC error answering the request, which MCP clients show.
+fn too_many(id: serde_json::Value, cap: usize) -> Response {
+    let message = format!(
+        "too many MCP sessions open for this identity (at most {cap} live); end some \
+         (DELETE with Mcp-Session-Id) or let them idle out"
+    );
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {"code": -32000, "message": message},
+    });
+    (
+        http::StatusCode::TOO_MANY_REQUESTS,
+        [(http::header::RETRY_AFTER, RETRY_AFTER_SECONDS.to_string())],
+        axum::Json(body),
+    )
+        .into_response()
 }
 
 /// The middleware, inside the identity layer of one `surface` (its name
@@ -78,6 +106,7 @@ pub async fn bind(
         .map(key);
     let now = now_micros();
     let pool = state.db().pool();
+    let ends = request.method() == http::Method::DELETE;
     let request = match &named {
         Some(hash) => {
             let last_seen = match mcp_owners::owner(pool, hash).await {
@@ -99,18 +128,17 @@ pub async fn bind(
             let Ok(bytes) = axum::body::to_bytes(body, MAX_BODY).await else {
                 return Error::PayloadTooLarge.into_response();
             };
-            if initializes(&bytes) {
-                let cap = state
-                    .config
-                    .mcp_sessions_per_identity
-                    .unwrap_or(PER_IDENTITY);
+            if let Some(id) = initialize_id(&bytes) {
+                let cap = state.config.mcp_sessions_per_identity.unwrap_or(
+                    if matches!(caller, Caller::Unscoped) {
+                        PER_UNSCOPED
+                    } else {
+                        PER_IDENTITY
+                    },
+                );
                 match mcp_owners::live_count(pool, &owner, now - micros(LIVE)).await {
                     Ok(live) if usize::try_from(live).unwrap_or(usize::MAX) >= cap => {
-                        return Error::TooMany(
-                            "too many MCP sessions open for this identity; end some \
-                             (DELETE with Mcp-Session-Id) or let them idle out",
-                        )
-                        .into_response();
+                        return too_many(id, cap);
                     }
                     Ok(_) => {}
                     Err(error) => return Error::from(error).into_response(),
@@ -120,6 +148,13 @@ pub async fn bind(
         }
     };
     let response = next.run(request).await;
+    if let (true, Some(hash)) = (ends && response.status().is_success(), &named) {
+        // Ended: its place is free at once, not after it idles out.
+        if let Err(error) = mcp_owners::forget(pool, hash).await {
+            tracing::warn!(%error, "an ended MCP session still counts until it idles out");
+        }
+        return response;
+    }
     let opened = response
         .headers()
         .get(SESSION_HEADER)
@@ -146,16 +181,19 @@ mod tests {
 
     #[test]
     fn an_initialize_is_recognised_alone_or_in_a_batch() {
-        assert!(initializes(
-            br#"{"jsonrpc":"2.0","id":1,"method":"initialize"}"#
-        ));
-        assert!(initializes(
-            br#"[{"method":"ping"},{"method":"initialize"}]"#
-        ));
-        assert!(!initializes(
-            br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#
-        ));
-        assert!(!initializes(b"not json"));
+        assert_eq!(
+            initialize_id(br#"{"jsonrpc":"2.0","id":1,"method":"initialize"}"#),
+            Some(serde_json::json!(1))
+        );
+        assert_eq!(
+            initialize_id(br#"[{"method":"ping"},{"id":"a","method":"initialize"}]"#),
+            Some(serde_json::json!("a"))
+        );
+        assert_eq!(
+            initialize_id(br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#),
+            None
+        );
+        assert_eq!(initialize_id(b"not json"), None);
     }
 
     #[test]
