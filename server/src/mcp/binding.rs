@@ -68,7 +68,7 @@ fn initialize_id(body: &[u8]) -> Option<serde_json::Value> {
 
 /// The refusal of an `initialize` beyond `cap`: 429 with `Retry-After`, and
 /// a JSON-RPC error answering the request, which MCP clients show.
-fn too_many(id: serde_json::Value, cap: usize) -> Response {
+fn too_many(id: &serde_json::Value, cap: usize) -> Response {
     let message = format!(
         "too many MCP sessions open for this identity (at most {cap} live); end some \
          (DELETE with Mcp-Session-Id) or let them idle out"
@@ -138,7 +138,7 @@ pub async fn bind(
                 );
                 match mcp_owners::live_count(pool, &owner, now - micros(LIVE)).await {
                     Ok(live) if usize::try_from(live).unwrap_or(usize::MAX) >= cap => {
-                        return too_many(id, cap);
+                        return too_many(&id, cap);
                     }
                     Ok(_) => {}
                     Err(error) => return Error::from(error).into_response(),
