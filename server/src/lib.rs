@@ -12,13 +12,13 @@ pub mod http;
 pub mod ids;
 pub mod lifecycle;
 pub mod mcp;
+pub mod serve;
 mod state;
 pub mod waiters;
 mod web_assets;
 
 use std::future::Future;
 
-use axum::serve::ListenerExt as _;
 use axum::{Json, Router, routing::get};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
@@ -98,28 +98,12 @@ pub async fn serve(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let token = state.shutdown.clone();
-    // A make-service that hands each connection a clone of the one router:
-    // serving the `Router` itself would rebuild every route for every
-    // connection (axum calls `with_state` per connection), which measured
-    // 160 KiB per open connection (`tests/benches/waiters.rs`).
-    // Responses leave in several small writes (an SSE stream's priming
-    // event, the data, the last chunk): with Nagle's algorithm on, every
-    // keep-alive client waited ~40 ms for its own delayed ACK before the
-    // later writes went out (issue 17; `tests/benches/keepalive.rs`).
-    let listener = listener.tap_io(|tcp| {
-        if let Err(error) = tcp.set_nodelay(true) {
-            tracing::debug!(%error, "TCP_NODELAY not set on a connection");
-        }
-    });
-    axum::serve(listener, app(state).into_make_service())
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            // Long-lived streams would otherwise hold graceful shutdown open
-            // forever; requests in flight still finish.
-            token.cancel();
-        })
-        .await
+    let cap = state
+        .config
+        .max_connections
+        .unwrap_or_else(|| serve::connection_cap(serve::raise_file_limit()));
+    let streams = state.shutdown.clone();
+    serve::run(listener, app(state), cap, streams, shutdown).await
 }
 
 async fn healthz() -> Json<Value> {

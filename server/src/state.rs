@@ -51,6 +51,11 @@ pub struct Config {
     pub mcp_sessions_per_identity: Option<usize>,
     /// Event sockets one identity may hold open; 64 when unset.
     pub ws_per_identity: Option<usize>,
+    /// Connections the server holds at once at most
+    /// (`--max-connections`); when unset, all but
+    /// [`crate::serve::FILE_HEADROOM`] of the open-file limit, raised to
+    /// its hard limit at start.
+    pub max_connections: Option<usize>,
     /// Event sockets the server holds open at most; 4096 when unset.
     pub ws_total: Option<usize>,
     /// How long a claim must sit untouched before the sweep takes it for

@@ -111,6 +111,14 @@ pub struct ServeArgs {
     )]
     pub allowed_hosts: Vec<String>,
 
+    /// Connections held at once at most; beyond it, a new connection takes
+    /// the place of the oldest one that has not sent a request yet, or is
+    /// closed at once. All but 256 of the open-file limit (raised to its
+    /// hard limit at start) by default.
+    #[arg(long, value_name = "N", env = "CLARIFY_MAX_CONNECTIONS",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_connections: Option<u64>,
+
     /// A program that a session's resume command may start, by its full
     /// path (repeat the flag, or separate with commas in the variable).
     /// None by default: whoever creates a session names its command, so

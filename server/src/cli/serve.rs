@@ -61,6 +61,7 @@ pub(super) async fn serve(args: ServeArgs) -> Result<(), String> {
         ws_per_identity: None,
         mcp_sessions_per_identity: None,
         ws_total: None,
+        max_connections: args.max_connections.and_then(|n| usize::try_from(n).ok()),
         question_ttl: args.question_ttl,
         notify_webhooks: args.notify_webhooks.clone(),
         public_url: Some(public_url),
