@@ -328,3 +328,66 @@ async fn idle_and_slow_drip_connections_cannot_keep_a_client_out() {
     assert!(took < Duration::from_secs(2), "{took:?}");
     server.stop();
 }
+
+/// Issue 26 item 10: an unowned workspace's webhook URL (a Slack webhook's
+/// URL is its secret) was readable by every user, who could also replace
+/// it. Now it is the operator's, set with `clarify workspace notify`;
+/// users see only its host.
+#[tokio::test]
+async fn an_unowned_workspaces_webhook_is_the_operators() {
+    let server = TestServer::start_with(Config {
+        auth: true,
+        allowed_webhook_networks: vec!["127.0.0.0/8".parse().unwrap()],
+        ..Config::default()
+    })
+    .await;
+    let workspace = clarify_server::ids::new_id();
+    clarify_server::db::workspaces::insert(
+        server.db().pool(),
+        &clarify_server::db::workspaces::Workspace {
+            id: workspace.clone(),
+            name: "shared".into(),
+            owner_id: String::new(),
+            created_at: 1,
+        },
+    )
+    .await
+    .unwrap();
+    let secret = "https://hooks.example.com/services/T000/B000/XXXXSECRET";
+    let set = tokio::process::Command::new(env!("CARGO_BIN_EXE_clarify-under-test"))
+        .args(["workspace", "notify", &workspace, secret, "--database-url"])
+        .arg(server.database().url())
+        .output()
+        .await
+        .unwrap();
+    assert!(set.status.success(), "{set:?}");
+    assert!(
+        !String::from_utf8_lossy(&set.stdout).contains("SECRET"),
+        "never echoed: {set:?}"
+    );
+    let alice = server.token("alice").await;
+    let path = format!("/workspaces/{workspace}/notify");
+    let (status, body) = server.as_token(&alice).get(&path).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["webhook_url"], "https://hooks.example.com/…", "{body}");
+    let (status, body) = server
+        .as_token(&alice)
+        .put(&path, &json!({"webhook_url": "http://127.0.0.1:9/mine"}))
+        .await;
+    assert_eq!(status, 403, "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("clarify workspace notify"),
+        "{body}"
+    );
+    let (stored,): (String,) =
+        sqlx::query_as("SELECT webhook_url FROM workspace_notify WHERE workspace_id = $1")
+            .bind(&workspace)
+            .fetch_one(server.db().pool())
+            .await
+            .unwrap();
+    assert_eq!(stored, secret, "unchanged");
+    server.stop().await;
+}

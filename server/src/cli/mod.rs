@@ -8,6 +8,7 @@ pub mod mcp;
 mod serve;
 pub mod session;
 pub mod token;
+pub mod workspace;
 
 use std::io::{IsTerminal as _, Write as _};
 use std::{net::SocketAddr, process::ExitCode};
@@ -55,6 +56,9 @@ pub enum Command {
     /// Manage personal access tokens (for `--auth`).
     #[command(subcommand)]
     Token(token::TokenCommand),
+    /// Workspaces: where an unowned one's notices go.
+    #[command(subcommand)]
+    Workspace(workspace::WorkspaceCommand),
 }
 
 /// Where the data lives.
@@ -265,6 +269,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Session(command) => return session::run(command).await,
         Command::Serve(args) => serve::serve(args).await,
         Command::Token(command) => token::run(command).await,
+        Command::Workspace(command) => workspace::run(command).await,
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,6 +1,9 @@
 //! A workspace's own notification webhook (issue 18): read and set by
-//! whoever owns the workspace (an unowned one: whoever may see it, which
-//! is everyone who could read its questions anyway).
+//! whoever owns the workspace. An unowned workspace's webhook is the
+//! operator's (issue 26 item 10): a Slack webhook's URL is its secret, so
+//! under auth its users see only the host and cannot replace it; the
+//! operator sets it with `clarify workspace notify`. With auth off the one
+//! caller is the operator.
 
 use axum::extract::State;
 use axum::response::IntoResponse;
@@ -17,17 +20,37 @@ use crate::http::json::Json;
 /// The longest webhook URL taken.
 const LONGEST_URL: usize = 2000;
 
-/// The workspace `id` if `caller` may set its notifications; unknown and
+/// What `caller` may do with a workspace's webhook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Access {
+    /// Read it whole and set it: the owner, or the operator.
+    Own,
+    /// Read its host only: a user of an unowned workspace under auth.
+    HostOnly,
+}
+
+/// What `caller` may do with workspace `id`'s notifications; unknown and
 /// hidden are the same 404.
-async fn own_workspace(state: &AppState, caller: &Caller, id: &str) -> Result<()> {
+async fn access(state: &AppState, caller: &Caller, id: &str) -> Result<Access> {
     let user = caller.person()?;
     let workspace = workspaces::get(state.db().pool(), id).await?;
-    let owned =
-        workspace.is_some_and(|w| w.owner_id.is_empty() || user.is_none_or(|u| w.owner_id == u));
-    if owned {
-        Ok(())
-    } else {
-        Err(Error::NotFound("workspace"))
+    match (workspace, user) {
+        (Some(_), None) => Ok(Access::Own),
+        (Some(w), Some(user)) if w.owner_id == user => Ok(Access::Own),
+        (Some(w), Some(_)) if w.owner_id.is_empty() => Ok(Access::HostOnly),
+        _ => Err(Error::NotFound("workspace")),
+    }
+}
+
+/// `url` as a user who may not see it whole is shown it: its scheme and
+/// host, the rest (a Slack webhook's secret path) elided.
+fn host_only(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(parsed) => match parsed.host_str() {
+            Some(host) => format!("{}://{host}/…", parsed.scheme()),
+            None => "…".to_owned(),
+        },
+        Err(_) => "…".to_owned(),
     }
 }
 
@@ -38,7 +61,7 @@ async fn own_workspace(state: &AppState, caller: &Caller, id: &str) -> Result<()
     tag = "workspaces",
     params(("id" = String, Path, description = "The workspace's id")),
     responses(
-        (status = 200, description = "Its webhook (`\"\"` for none)", body = api::WorkspaceNotify),
+        (status = 200, description = "Its webhook (`\"\"` for none); of an unowned workspace under auth, only its host", body = api::WorkspaceNotify),
         (status = 404, description = "No such workspace, or not yours", body = ErrorBody),
     )
 )]
@@ -47,11 +70,17 @@ pub async fn get_notify(
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<impl IntoResponse> {
-    own_workspace(&state, &caller, &id).await?;
-    let webhook_url = notifications::workspace_webhook(state.db().pool(), &id).await?;
+    let access = access(&state, &caller, &id).await?;
+    let webhook_url = notifications::workspace_webhook(state.db().pool(), &id)
+        .await?
+        .unwrap_or_default();
+    let webhook_url = match access {
+        Access::HostOnly if !webhook_url.is_empty() => host_only(&webhook_url),
+        _ => webhook_url,
+    };
     Ok(axum::Json(api::WorkspaceNotify {
         workspace_id: id,
-        webhook_url: webhook_url.unwrap_or_default(),
+        webhook_url,
     }))
 }
 
@@ -67,6 +96,7 @@ pub async fn get_notify(
     request_body = api::SetWorkspaceNotify,
     responses(
         (status = 200, description = "Set", body = api::WorkspaceNotify),
+        (status = 403, description = "An unowned workspace's webhook is the operator's", body = ErrorBody),
         (status = 404, description = "No such workspace, or not yours", body = ErrorBody),
     )
 )]
@@ -76,7 +106,12 @@ pub async fn set_notify(
     Path(id): Path<String>,
     Json(body): Json<api::SetWorkspaceNotify>,
 ) -> Result<impl IntoResponse> {
-    own_workspace(&state, &caller, &id).await?;
+    if access(&state, &caller, &id).await? != Access::Own {
+        return Err(Error::Forbidden(
+            "an unowned workspace's webhook is the operator's: set it with `clarify workspace \
+             notify WORKSPACE_ID URL`",
+        ));
+    }
     let url = body
         .webhook_url
         .as_deref()
