@@ -74,8 +74,10 @@ pub use envelope::{Answer, ErrorBody, RespondBody, Response};
 pub use event::{EventKind, MessageKind};
 pub use field::FieldPath;
 pub use listing::{Cursor, ListError, ListedQuestion, PendingBundle, PendingPage};
-pub use name::{Name, NameError};
-pub use provenance::{ANONYMOUS, AnsweredBy, Attempt, Attempts, Channel};
+pub use name::{MAX_DESCRIPTION, Name, NameError, check_description};
+pub use provenance::{
+    ANONYMOUS, AnsweredBy, Attempt, Attempts, Channel, MAX_CLIENT_NAME, client_name,
+};
 pub use question::{Question, QuestionOption};
 pub use runes::{MAX_TEXT_RUNES, exceeds_text_limit, rune_count};
 pub use session::{PendingAction, SessionState, pending_action};

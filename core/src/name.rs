@@ -10,6 +10,9 @@ use crate::runes::rune_count;
 /// The longest name or title, in characters (runes).
 pub const MAX_NAME: usize = 500;
 
+/// The longest description (a task's), in characters (runes): 64 Ki.
+pub const MAX_DESCRIPTION: usize = 65_536;
+
 /// A valid name: trimmed, not empty, at most [`MAX_NAME`] characters.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Name(String);
@@ -24,6 +27,21 @@ pub enum NameError {
     /// More than [`MAX_NAME`] characters once trimmed.
     #[error("{0}: is longer than 500 characters")]
     TooLong(&'static str),
+    /// A description of more than [`MAX_DESCRIPTION`] characters.
+    #[error("{0}: is longer than 65536 characters")]
+    DescriptionTooLong(&'static str),
+}
+
+/// Checks `text` as the description in `field`: any text (empty too) of at
+/// most [`MAX_DESCRIPTION`] characters.
+///
+/// # Errors
+/// [`NameError::DescriptionTooLong`] naming `field`.
+pub fn check_description(field: &'static str, text: &str) -> Result<(), NameError> {
+    if rune_count(text) > MAX_DESCRIPTION {
+        return Err(NameError::DescriptionTooLong(field));
+    }
+    Ok(())
 }
 
 impl Name {
@@ -77,5 +95,18 @@ mod tests {
         let longer: String = "é".repeat(MAX_NAME + 1);
         let error = Name::parse("name", &longer).unwrap_err();
         assert_eq!(error.to_string(), "name: is longer than 500 characters");
+    }
+
+    #[test]
+    fn a_description_is_bounded_by_characters_not_bytes() {
+        let most: String = core::iter::repeat_n('é', MAX_DESCRIPTION).collect();
+        assert_eq!(check_description("description", &most), Ok(()));
+        assert_eq!(check_description("description", ""), Ok(()));
+        let over = alloc::format!("{most}x");
+        let error = check_description("description", &over).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "description: is longer than 65536 characters"
+        );
     }
 }

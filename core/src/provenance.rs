@@ -67,6 +67,17 @@ pub struct AnsweredBy {
     pub client: String,
 }
 
+/// The longest MCP client name (`clientInfo.name`) kept or shown, in
+/// characters: the rest is cut off (issue 26: a 900 KB name was stored
+/// with every attempt).
+pub const MAX_CLIENT_NAME: usize = 128;
+
+/// `name` cut to [`MAX_CLIENT_NAME`] characters.
+#[must_use]
+pub fn client_name(name: &str) -> String {
+    name.chars().take(MAX_CLIENT_NAME).collect()
+}
+
 impl AnsweredBy {
     /// `user` answering through `channel` with `client`.
     #[must_use]
@@ -74,7 +85,7 @@ impl AnsweredBy {
         Self {
             user: String::from(user),
             channel: String::from(channel.as_str()),
-            client: String::from(client),
+            client: client_name(client),
         }
     }
 }
@@ -134,7 +145,7 @@ pub struct Attempts {
 
 #[cfg(test)]
 mod tests {
-    use super::{AnsweredBy, Channel};
+    use super::{AnsweredBy, Channel, MAX_CLIENT_NAME, client_name};
 
     #[test]
     fn answered_by_always_carries_its_three_keys() {
@@ -177,5 +188,13 @@ mod tests {
         assert_eq!(Channel::phrase("browser"), "in the browser");
         assert_eq!(Channel::phrase("mcp"), "over MCP");
         assert_eq!(Channel::phrase("carrier pigeon"), "");
+    }
+
+    #[test]
+    fn a_client_name_is_kept_to_128_characters() {
+        let long: String = core::iter::repeat_n('é', 900).collect();
+        let by = AnsweredBy::new("alice", Channel::Mcp, &long);
+        assert_eq!(by.client.chars().count(), MAX_CLIENT_NAME);
+        assert_eq!(client_name("claude-code"), "claude-code");
     }
 }

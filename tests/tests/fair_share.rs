@@ -391,3 +391,56 @@ async fn an_unowned_workspaces_webhook_is_the_operators() {
     assert_eq!(stored, secret, "unchanged");
     server.stop().await;
 }
+
+/// Issue 26 item 6: a task `description` of 1.9 MB was accepted (twenty:
+/// +40 MB, and a shared task list of 38 MB). Now 64 Ki characters at most:
+/// beyond, 400 naming the field and its limit, and nothing is created.
+#[tokio::test]
+async fn a_task_description_has_a_bound_and_beyond_it_nothing_is_made() {
+    let server = TestServer::start().await;
+    let most = "é".repeat(clarify_core::MAX_DESCRIPTION);
+    let (status, body) = server
+        .post(
+            "/tasks",
+            &json!({"title": "t", "description": format!("{most}x")}),
+        )
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(
+        body["error"],
+        "description: is longer than 65536 characters"
+    );
+    let (_, listed) = server.get("/tasks").await;
+    assert_eq!(listed["tasks"], json!([]), "nothing was created: {listed}");
+    let (status, body) = server
+        .post("/tasks", &json!({"title": "t", "description": most}))
+        .await;
+    assert_eq!(status, 201, "at the bound: {body}");
+    server.stop().await;
+}
+
+/// Issue 26 item 6: sixteen MCP sessions whose `initialize` carried a
+/// 900 KB `clientInfo.name` took the server from 22 to 128 MB (the
+/// parameters live with the session). Now an `initialize` over 64 KiB is
+/// refused with 413 before any session exists.
+#[tokio::test]
+async fn an_mcp_initialize_is_bounded_far_below_the_body_limit() {
+    let server = TestServer::start().await;
+    let initialize = |name: String| {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": name, "version": "1"}}});
+        server
+            .client()
+            .post(server.url("/mcp"))
+            .header("accept", "application/json, text/event-stream")
+            .json(&body)
+            .send()
+    };
+    let huge = initialize("x".repeat(900_000)).await.unwrap();
+    assert_eq!(huge.status(), 413);
+    assert!(!huge.headers().contains_key("mcp-session-id"));
+    let fine = initialize("claude-code".into()).await.unwrap();
+    assert_eq!(fine.status(), 200);
+    server.stop().await;
+}

@@ -46,8 +46,9 @@ pub struct NewTask {
         schema(min_length = 1, max_length = 500, pattern = r"\S")
     )]
     pub title: String,
-    /// More about it.
+    /// More about it: at most 65,536 characters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 65536))]
     pub description: Option<String>,
     /// The project it belongs to (`clarify mcp` sends the repository's
     /// name): when given, the caller's task of that project in that

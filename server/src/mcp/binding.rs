@@ -34,6 +34,12 @@ const TOUCH_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 /// stored with its session, so they are bounded too).
 pub const MAX_BODY: usize = 1 << 20;
 
+/// The largest `initialize` read: its parameters (the client's name and
+/// capabilities) are kept with the session for as long as it lives, so
+/// they are bounded far below [`MAX_BODY`] (issue 26: sixteen sessions with
+/// a 900 KB `clientInfo.name` each cost 100 MB).
+pub const MAX_INITIALIZE: usize = 64 << 10;
+
 /// Live MCP sessions one identity may hold under `--auth`, by default.
 pub const PER_IDENTITY: usize = 16;
 
@@ -129,6 +135,9 @@ pub async fn bind(
                 return Error::PayloadTooLarge.into_response();
             };
             if let Some(id) = initialize_id(&bytes) {
+                if bytes.len() > MAX_INITIALIZE {
+                    return Error::PayloadTooLarge.into_response();
+                }
                 let cap = state.config.mcp_sessions_per_identity.unwrap_or(
                     if matches!(caller, Caller::Unscoped) {
                         PER_UNSCOPED

@@ -150,7 +150,7 @@ impl ExternalServer {
             client: context
                 .peer
                 .peer_info()
-                .map(|info| info.client_info.name.clone())
+                .map(|info| clarify_core::client_name(&info.client_info.name))
                 .unwrap_or_default(),
         };
         let outcome = async {

@@ -52,7 +52,9 @@ impl StdioAgent {
             .map_err(|e| Trouble(e.to_string()))?
             .questions;
         // Per request in the 2026-07-28 era, from the handshake before it.
-        let client = context.client_info().map(|i| i.name);
+        let client = context
+            .client_info()
+            .map(|i| clarify_core::client_name(&i.name));
         let open = self.session.open(client.as_deref()).await?;
         let ask = api::Ask {
             bundle,

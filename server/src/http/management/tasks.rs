@@ -99,6 +99,8 @@ pub async fn create_task(
     }
     let title = required("title", &body.title)?;
     let description = body.description.unwrap_or_default();
+    clarify_core::check_description("description", &description)
+        .map_err(|e| Error::BadRequest(e.to_string()))?;
     let project = match body.project.as_deref().map(str::trim) {
         None | Some("") => None,
         Some(name) => Some(required("project", name)?),
