@@ -139,8 +139,11 @@ pub struct Attempt {
 pub struct Attempts {
     /// The bundle.
     pub pending_id: String,
-    /// Every attempt, the winner's included.
+    /// The winner's attempt and the first 100 after it, oldest first.
     pub attempts: Vec<Attempt>,
+    /// Later attempts beyond those, counted but not kept.
+    #[serde(default)]
+    pub more: u64,
 }
 
 #[cfg(test)]

@@ -444,3 +444,29 @@ async fn an_mcp_initialize_is_bounded_far_below_the_body_limit() {
     assert_eq!(fine.status(), 200);
     server.stop().await;
 }
+
+/// Issue 26 item 6: the attempts log grew without bound (30 losing
+/// answers with a 900 KB client name added 24.9 MB, and one GET returned
+/// 27 MB). Now a bundle keeps the winner and the first 100 losing
+/// attempts; the rest are counted in `more`.
+#[tokio::test]
+async fn the_attempts_log_keeps_a_hundred_and_counts_the_rest() {
+    let server = TestServer::start().await;
+    let (pending, _, _) = server.ask_expiring(questions(None), None).await;
+    let pick = json!({"answers": [{"question_id": "q1", "selected_options": ["q1_opt1"]}]});
+    let (status, won) = server.respond(&pending, &pick).await;
+    assert_eq!((status, &won["claimed"]), (200, &json!(true)), "{won}");
+    for _ in 0..105 {
+        let (status, lost) = server.respond(&pending, &pick).await;
+        assert_eq!((status, &lost["claimed"]), (200, &json!(false)), "{lost}");
+    }
+    let (status, log) = server
+        .get(&format!("/clarification/{pending}/attempts"))
+        .await;
+    assert_eq!(status, 200, "{log}");
+    let attempts = log["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 101, "the winner and a hundred after it");
+    assert_eq!(attempts[0]["outcome"], "won");
+    assert_eq!(log["more"], 5, "{}", log["more"]);
+    server.stop().await;
+}

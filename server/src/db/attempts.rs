@@ -1,5 +1,7 @@
 //! The attempts log (migration `0008_clarification_attempts`): every
-//! attempt to resolve a bundle that did not win, who made it and how.
+//! attempt to resolve a bundle that did not win, who made it and how; the
+//! first [`KEPT`] of a bundle, the rest only counted (migration
+//! `0013_attempts_bound`).
 
 use clarify_core::AnsweredBy;
 use sqlx::AnyExecutor;
@@ -23,22 +25,27 @@ super::row::from_row!(AttemptRow {
     created_at
 });
 
-/// Appends an attempt by `by` on `pending_id` that ended in `outcome`.
+/// Losing attempts kept per bundle.
+pub const KEPT: i64 = 100;
+
+/// Appends an attempt by `by` on `pending_id` that ended in `outcome`, or,
+/// when [`KEPT`] are logged already, counts it.
 ///
 /// # Errors
 /// Database errors.
 pub async fn record(
-    db: impl AnyExecutor<'_>,
+    db: &mut sqlx::AnyConnection,
     id: &str,
     pending_id: &str,
     by: &AnsweredBy,
     outcome: &str,
     now: i64,
 ) -> sqlx::Result<()> {
-    sqlx::query(
+    let logged = sqlx::query(
         "INSERT INTO clarification_attempts \
          (id, pending_id, user_name, channel, client, outcome, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+         SELECT $1, $2, $3, $4, $5, $6, $7 \
+         WHERE (SELECT COUNT(*) FROM clarification_attempts WHERE pending_id = $2) < $8",
     )
     .bind(id)
     .bind(pending_id)
@@ -47,9 +54,34 @@ pub async fn record(
     .bind(&by.client)
     .bind(outcome)
     .bind(now)
-    .execute(db)
+    .bind(KEPT)
+    .execute(&mut *db)
     .await?;
+    if logged.rows_affected() == 0 {
+        sqlx::query(
+            "INSERT INTO clarification_attempts_unlogged (pending_id, count) VALUES ($1, 1) \
+             ON CONFLICT (pending_id) \
+             DO UPDATE SET count = clarification_attempts_unlogged.count + 1",
+        )
+        .bind(pending_id)
+        .execute(db)
+        .await?;
+    }
     Ok(())
+}
+
+/// How many attempts on `pending_id` were counted but not kept.
+///
+/// # Errors
+/// Database errors.
+pub async fn unlogged(db: impl AnyExecutor<'_>, pending_id: &str) -> sqlx::Result<i64> {
+    let count: Option<i64> = sqlx::query_scalar(
+        "SELECT count FROM clarification_attempts_unlogged WHERE pending_id = $1",
+    )
+    .bind(pending_id)
+    .fetch_optional(db)
+    .await?;
+    Ok(count.unwrap_or(0))
 }
 
 /// The attempts on `pending_id`, oldest first.

@@ -70,6 +70,7 @@ pub fn sqlite() -> Migrator {
             "0012_notify_per_target.sql",
             "notify per target"
         ),
+        migration!("sqlite", 13, "0013_attempts_bound.sql", "attempts bound"),
     ])
 }
 
@@ -114,6 +115,7 @@ pub fn postgres() -> Migrator {
             "0012_notify_per_target.sql",
             "notify per target"
         ),
+        migration!("postgres", 13, "0013_attempts_bound.sql", "attempts bound"),
     ])
 }
 

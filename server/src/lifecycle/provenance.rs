@@ -61,9 +61,11 @@ impl Lifecycle {
             Lost::Inactive => "inactive",
         };
         let now = clock::now_micros();
-        if let Err(error) =
-            attempts::record(self.db.pool(), &new_id(), pending_id, by, outcome, now).await
-        {
+        let logged = async {
+            let mut db = self.db.pool().acquire().await?;
+            attempts::record(&mut db, &new_id(), pending_id, by, outcome, now).await
+        };
+        if let Err(error) = logged.await {
             tracing::warn!(pending_id, %error, "an attempt was not logged");
         }
     }
@@ -99,9 +101,11 @@ impl Lifecycle {
                 outcome: row.outcome,
             });
         }
+        let more = attempts::unlogged(self.db.pool(), pending_id).await?;
         Ok(Attempts {
             pending_id: pending_id.to_owned(),
             attempts: list,
+            more: u64::try_from(more).unwrap_or(0),
         })
     }
 }
