@@ -158,9 +158,14 @@ async fn a_client_that_falls_behind_is_told_to_resync() {
 
 /// POSTs an MCP `initialize` to `/mcp` as `token` (none: auth off).
 async fn initialize(server: &TestServer, token: Option<&str>) -> reqwest::Response {
+    initialize_as(server, token, "bounds-test").await
+}
+
+/// The same, from a client that calls itself `name`.
+async fn initialize_as(server: &TestServer, token: Option<&str>, name: &str) -> reqwest::Response {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "bounds-test", "version": "1"}}});
+        "clientInfo": {"name": name, "version": "1"}}});
     let mut request = server
         .client()
         .post(server.url("/mcp"))
@@ -172,14 +177,19 @@ async fn initialize(server: &TestServer, token: Option<&str>) -> reqwest::Respon
     request.send().await.unwrap()
 }
 
-#[tokio::test]
-async fn an_identity_holds_a_bounded_number_of_mcp_sessions() {
-    let server = TestServer::start_with(Config {
+/// A server under auth where each identity may hold two MCP sessions.
+async fn two_sessions_each() -> TestServer {
+    TestServer::start_with(Config {
         auth: true,
         mcp_sessions_per_identity: Some(2),
         ..Config::default()
     })
-    .await;
+    .await
+}
+
+#[tokio::test]
+async fn an_identity_holds_a_bounded_number_of_mcp_sessions() {
+    let server = two_sessions_each().await;
     let alice = server.token("alice").await;
     let bob = server.token("bob").await;
     for _ in 0..2 {
@@ -222,12 +232,7 @@ async fn an_identity_holds_a_bounded_number_of_mcp_sessions() {
 /// identity out for five minutes. Ending one frees its place at once.
 #[tokio::test]
 async fn ending_an_mcp_session_frees_its_place_at_once() {
-    let server = TestServer::start_with(Config {
-        auth: true,
-        mcp_sessions_per_identity: Some(2),
-        ..Config::default()
-    })
-    .await;
+    let server = two_sessions_each().await;
     let alice = server.token("alice").await;
     let mut ids = Vec::new();
     for _ in 0..2 {
@@ -274,6 +279,23 @@ async fn without_auth_one_client_cannot_lock_the_others_out_of_mcp() {
         let opened = initialize(&server, None).await;
         assert_eq!(opened.status(), 200, "session {n}");
     }
+    server.stop().await;
+}
+
+/// Issue 26 item 6: sixteen MCP sessions whose `initialize` carried a
+/// 900 KB `clientInfo.name` took the server from 22 to 128 MB (the
+/// parameters live with the session). Now an `initialize` over 64 KiB is
+/// refused with 413 before any session exists.
+#[tokio::test]
+async fn an_mcp_initialize_is_bounded_far_below_the_body_limit() {
+    let server = TestServer::start().await;
+    let huge = initialize_as(&server, None, &"x".repeat(900_000)).await;
+    assert_eq!(huge.status(), 413);
+    assert!(!huge.headers().contains_key("mcp-session-id"));
+    assert_eq!(
+        initialize_as(&server, None, "claude-code").await.status(),
+        200
+    );
     server.stop().await;
 }
 

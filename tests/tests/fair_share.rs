@@ -42,6 +42,28 @@ async fn detached_expiring(server: &TestServer, webhook_url: String, questions: 
     pending
 }
 
+/// A server telling a real sink of every change (`--notify-webhook`).
+async fn notified() -> (NoticeSink, TestServer) {
+    let sink = NoticeSink::start(0).await;
+    let server = TestServer::start_with(Config {
+        notify_webhooks: vec![sink.url()],
+        ..Config::default()
+    })
+    .await;
+    (sink, server)
+}
+
+/// Waits (at most `limit`) until `done`; panics saying `what` otherwise.
+async fn until(limit: Duration, what: &str, done: impl Fn() -> bool) {
+    let waited = tokio::time::timeout(limit, async {
+        while !done() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    assert!(waited.is_ok(), "not within {limit:?}: {what}");
+}
+
 /// Alice's question, expiring after 2 s, and how long until her waiting
 /// agent was told it expired.
 async fn alices_expiry(server: &TestServer) -> Duration {
@@ -102,13 +124,12 @@ async fn slow_resume_webhooks_delay_nobody_elses_expiry() {
         took < Duration::from_secs(6),
         "Alice's question expired after {took:?}"
     );
-    tokio::time::timeout(Duration::from_secs(5), async {
-        while receiver.hanging_count() < 4 {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    })
-    .await
-    .expect("the four resumes were sent side by side, not one per 10 s timeout");
+    until(
+        Duration::from_secs(5),
+        "the four resumes sent side by side, not one per 10 s timeout",
+        || receiver.hanging_count() >= 4,
+    )
+    .await;
     server.stop().await;
 }
 
@@ -118,12 +139,7 @@ async fn slow_resume_webhooks_delay_nobody_elses_expiry() {
 /// Now the slow target holds at most its own two places.
 #[tokio::test]
 async fn a_slow_workspace_webhook_delays_nobody_elses_notices() {
-    let sink = NoticeSink::start(0).await;
-    let server = TestServer::start_with(Config {
-        notify_webhooks: vec![sink.url()],
-        ..Config::default()
-    })
-    .await;
+    let (sink, server) = notified().await;
     let slow = Receiver::start().await;
     let (_, workspace) = server.post("/workspaces", &json!({"name": "slow"})).await;
     let workspace = workspace["id"].as_str().unwrap().to_owned();
@@ -139,13 +155,12 @@ async fn a_slow_workspace_webhook_delays_nobody_elses_notices() {
         let (_, session, agent) = server.api().session_in(&workspace, None).await;
         server.ask(&session, &agent, questions(None)).await;
     }
-    tokio::time::timeout(Duration::from_secs(5), async {
-        while slow.hanging_count() < notify::PER_TARGET {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    })
-    .await
-    .expect("the slow target got its sends");
+    until(
+        Duration::from_secs(5),
+        "the slow target got its sends",
+        || slow.hanging_count() >= notify::PER_TARGET,
+    )
+    .await;
 
     let (_, session, agent) = server.session(None).await;
     let asked = Instant::now();
@@ -199,13 +214,12 @@ async fn resume_commands_run_a_few_at_a_time_and_none_is_dropped() {
             .map(str::to_owned)
             .collect::<Vec<_>>()
     };
-    tokio::time::timeout(Duration::from_secs(20), async {
-        while lines().len() < 12 {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    })
-    .await
-    .expect("all six commands ran to their end");
+    until(
+        Duration::from_secs(20),
+        "all six commands ran to their end",
+        || lines().len() >= 12,
+    )
+    .await;
     let mut running = 0_i32;
     let mut most = 0;
     for line in lines() {
@@ -223,12 +237,7 @@ async fn resume_commands_run_a_few_at_a_time_and_none_is_dropped() {
 /// agent wrote is escaped there, and kept as written in `questions`.
 #[tokio::test]
 async fn notices_escape_what_agents_write_for_chat_apps() {
-    let sink = NoticeSink::start(0).await;
-    let server = TestServer::start_with(Config {
-        notify_webhooks: vec![sink.url()],
-        ..Config::default()
-    })
-    .await;
+    let (sink, server) = notified().await;
     let prompt = "<https://evil.example|click here> & <!channel>";
     let api = server.api();
     let task = api
@@ -416,32 +425,6 @@ async fn a_task_description_has_a_bound_and_beyond_it_nothing_is_made() {
         .post("/tasks", &json!({"title": "t", "description": most}))
         .await;
     assert_eq!(status, 201, "at the bound: {body}");
-    server.stop().await;
-}
-
-/// Issue 26 item 6: sixteen MCP sessions whose `initialize` carried a
-/// 900 KB `clientInfo.name` took the server from 22 to 128 MB (the
-/// parameters live with the session). Now an `initialize` over 64 KiB is
-/// refused with 413 before any session exists.
-#[tokio::test]
-async fn an_mcp_initialize_is_bounded_far_below_the_body_limit() {
-    let server = TestServer::start().await;
-    let initialize = |name: String| {
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": name, "version": "1"}}});
-        server
-            .client()
-            .post(server.url("/mcp"))
-            .header("accept", "application/json, text/event-stream")
-            .json(&body)
-            .send()
-    };
-    let huge = initialize("x".repeat(900_000)).await.unwrap();
-    assert_eq!(huge.status(), 413);
-    assert!(!huge.headers().contains_key("mcp-session-id"));
-    let fine = initialize("claude-code".into()).await.unwrap();
-    assert_eq!(fine.status(), 200);
     server.stop().await;
 }
 
