@@ -44,6 +44,8 @@ pub(crate) struct Admitted {
     /// Set when the place went to the newer connection: then dropping this
     /// frees nothing.
     handed_on: Arc<AtomicBool>,
+    /// Whether a request came: only the first one takes the lock.
+    used: AtomicBool,
     admission: Admission,
 }
 
@@ -98,6 +100,7 @@ impl Admission {
             id,
             evicted: evict.token,
             handed_on: evict.handed_on,
+            used: AtomicBool::new(false),
             admission: self.clone(),
         })
     }
@@ -106,7 +109,10 @@ impl Admission {
 impl Admitted {
     /// The connection sent a request: it is no longer evicted for newcomers.
     pub(crate) fn in_use(&self) {
-        self.admission.lock().fresh.remove(&self.id);
+        // Every request passes here: the shared lock only for the first.
+        if !self.used.swap(true, Ordering::AcqRel) {
+            self.admission.lock().fresh.remove(&self.id);
+        }
     }
 }
 
