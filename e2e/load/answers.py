@@ -118,7 +118,11 @@ def main():
     threading.Thread(target=hooks.serve_forever, daemon=True).start()
     receiver = f"http://127.0.0.1:{hooks.server_address[1]}/resume"
 
-    with tempfile.TemporaryDirectory() as directory, serve(args.binary, directory) as (_, base):
+    with tempfile.TemporaryDirectory() as directory, serve(
+        # Every answer has a session of its own, open still: more than one
+        # user's default share (--max-open-sessions 1000).
+        args.binary, directory, ["--max-open-sessions", str(args.answers + 1000)]
+    ) as (_, base):
         pending = prepare(base, receiver, args.answers)
         pending_file = Path(directory) / "pending"
         pending_file.write_text("\n".join(pending))

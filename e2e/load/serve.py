@@ -8,11 +8,11 @@ from pathlib import Path
 
 
 @contextlib.contextmanager
-def serve(binary, directory):
-    """Yields (the server's process, its base URL)."""
+def serve(binary, directory, extra=()):
+    """Yields (the server's process, its base URL); `extra` are more flags."""
     database = f"sqlite://{Path(directory) / 'clarify.db'}"
     server = subprocess.Popen(
-        [binary, "serve", "--listen", "127.0.0.1:0", "--database-url", database],
+        [binary, "serve", "--listen", "127.0.0.1:0", "--database-url", database, *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         env={**os.environ, "RUST_LOG": "warn"},

@@ -12,6 +12,7 @@ pub mod http;
 pub mod ids;
 pub mod lifecycle;
 pub mod mcp;
+pub mod quota;
 pub mod serve;
 mod state;
 pub mod waiters;

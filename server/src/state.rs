@@ -13,6 +13,9 @@ use crate::lifecycle::{
 };
 use crate::waiters::Waiters;
 
+/// Open sessions one user may have created, by default.
+pub const MAX_OPEN_SESSIONS: usize = 1000;
+
 /// How the server was started.
 #[derive(Clone, Debug, Default)]
 pub struct Config {
@@ -46,11 +49,17 @@ pub struct Config {
     /// replica died, or the database refused a delivery's writes and their
     /// rollback alike: R6); [`SWEEP_EVERY`] when unset.
     pub sweep_interval: Option<std::time::Duration>,
-    /// Live MCP sessions one identity may hold; when unset, 16 under auth
-    /// and 256 without (every client is then the one caller).
-    pub mcp_sessions_per_identity: Option<usize>,
-    /// Event sockets one identity may hold open; 64 when unset.
-    pub ws_per_identity: Option<usize>,
+    /// Live MCP sessions one user (with their agents) may hold; when
+    /// unset, 16 under auth and 256 without (every client is then the one
+    /// caller).
+    pub mcp_sessions_per_user: Option<usize>,
+    /// Open (non-terminal) sessions one user may have created
+    /// (`--max-open-sessions`); [`MAX_OPEN_SESSIONS`] when unset. Long
+    /// waits per user are bounded at twice this.
+    pub max_open_sessions: Option<usize>,
+    /// Event sockets one user (with their agents) may hold open; 64 when
+    /// unset.
+    pub ws_per_user: Option<usize>,
     /// Connections the server holds at once at most
     /// (`--max-connections`); when unset, all but
     /// [`crate::serve::FILE_HEADROOM`] of the open-file limit, raised to
@@ -77,6 +86,12 @@ pub struct Config {
 }
 
 impl Config {
+    /// Open sessions one user may have created.
+    #[must_use]
+    pub fn max_open_sessions(&self) -> usize {
+        self.max_open_sessions.unwrap_or(MAX_OPEN_SESSIONS)
+    }
+
     /// What resume targets may do: the allowed programs, and with auth on
     /// (callers are not the machine's owner) webhooks kept off internal
     /// networks but for those allowed.
@@ -160,6 +175,7 @@ impl AppState {
             shutdown.clone(),
         )
         .with_question_ttl(config.question_ttl)
+        .with_waits_per_user(config.max_open_sessions().saturating_mul(2))
         .with_notifications(notifications);
         let reconciled = if shared {
             // Other replicas may be delivering their claims right now: only

@@ -69,6 +69,7 @@ async fn median_times(history: usize) -> (Duration, Duration) {
             state: clarify_core::SessionState::Running,
             resume_target: String::new(),
             description: String::new(),
+            created_by: String::new(),
             created_at: now,
             updated_at: now,
         };

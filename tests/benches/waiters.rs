@@ -49,7 +49,15 @@ async fn main() {
     // `WAITERS_WRAP="valgrind --tool=massif"` runs the server under a
     // heap profiler, to see where the memory goes.
     let wrap = std::env::var("WAITERS_WRAP").unwrap_or_default();
-    let server = ServerProcess::start(env!("CARGO_BIN_EXE_clarify-under-test"), &wrap);
+    // Every waiter is an agent of its own session, all the one user's
+    // (auth is off): more than the default share of open sessions.
+    let open = (waiters + 1).to_string();
+    let server = ServerProcess::start_with(
+        env!("CARGO_BIN_EXE_clarify-under-test"),
+        &wrap,
+        clarify_tests::process::fresh_dir(),
+        &["--max-open-sessions", &open],
+    );
     let (pid, url) = (server.pid(), server.url.clone());
     let setup = reqwest::Client::new();
     let only = std::env::var("WAITERS_ONLY").unwrap_or_default();

@@ -22,3 +22,25 @@ pub async fn next_event(socket: &mut EventSocket, action: &str) -> Value {
         }
     }
 }
+
+/// The close frame the server ends `socket` with: its code and reason.
+///
+/// # Panics
+/// When the socket ends without one.
+pub async fn closed_with(
+    socket: &mut EventSocket,
+) -> (
+    tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode,
+    String,
+) {
+    use futures_util::StreamExt as _;
+    loop {
+        match socket.next().await {
+            Some(Ok(tokio_tungstenite::tungstenite::Message::Close(Some(frame)))) => {
+                return (frame.code, frame.reason.to_string());
+            }
+            Some(Ok(_)) => {}
+            other => panic!("no close frame: {other:?}"),
+        }
+    }
+}

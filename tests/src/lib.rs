@@ -21,7 +21,7 @@ pub mod stdio;
 pub use balancer::RoundRobin;
 pub use client::Api;
 pub use database::{TestDatabase, testing_postgres};
-pub use events::{EventSocket, next_event};
+pub use events::{EventSocket, closed_with, next_event};
 pub use notice_sink::{Delivery, NoticeSink, assert_notice_keys};
 pub use race::{assert_exactly_one_winner, race_answers};
 pub use receiver::Receiver;

@@ -34,12 +34,22 @@ impl ServerProcess {
     /// As [`ServerProcess::start`].
     #[must_use]
     pub fn start_in(binary: &str, wrap: &str, dir: PathBuf) -> Self {
+        Self::start_with(binary, wrap, dir, &[])
+    }
+
+    /// [`ServerProcess::start_in`] with more flags for `clarify serve`.
+    ///
+    /// # Panics
+    /// As [`ServerProcess::start`].
+    #[must_use]
+    pub fn start_with(binary: &str, wrap: &str, dir: PathBuf, flags: &[&str]) -> Self {
         let mut words: Vec<String> = wrap.split_whitespace().map(str::to_owned).collect();
         words.push(binary.to_owned());
         let mut child = Command::new(&words[0])
             .args(&words[1..])
             .args(["serve", "--listen", "127.0.0.1:0", "--database-url"])
             .arg(database_url(&dir))
+            .args(flags)
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

@@ -331,6 +331,7 @@ pub async fn insert_session(
         state: clarify_core::SessionState::Running,
         resume_target: resume_target.to_owned(),
         description: String::new(),
+        created_by: String::new(),
         created_at: now,
         updated_at: now,
     };
@@ -348,6 +349,27 @@ impl TestServer {
     /// When the upgrade fails.
     pub async fn events(&self) -> EventSocket {
         tokio_tungstenite::connect_async(self.url("/api/v1/ws").replace("http://", "ws://"))
+            .await
+            .expect("websocket")
+            .0
+    }
+
+    /// Opens the live event stream with `token` as its bearer.
+    ///
+    /// # Panics
+    /// When the upgrade fails.
+    pub async fn events_as(&self, token: &str) -> EventSocket {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
+        let mut request = self
+            .url("/api/v1/ws")
+            .replace("http://", "ws://")
+            .into_client_request()
+            .expect("a WebSocket request");
+        request.headers_mut().insert(
+            "authorization",
+            format!("Bearer {token}").parse().expect("a header"),
+        );
+        tokio_tungstenite::connect_async(request)
             .await
             .expect("websocket")
             .0

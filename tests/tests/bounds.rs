@@ -7,47 +7,19 @@ use std::time::Duration;
 
 use clarify_core::EventKind;
 use clarify_server::Config;
-use clarify_tests::{EventSocket, TestServer};
+use clarify_tests::{TestServer, closed_with};
 use futures_util::{SinkExt as _, StreamExt as _};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
 /// Longer than anything here takes when it works.
 const PROMPTLY: Duration = Duration::from_secs(10);
 
-async fn socket_as(server: &TestServer, token: Option<&str>) -> EventSocket {
-    let mut request = server
-        .url("/api/v1/ws")
-        .replace("http://", "ws://")
-        .into_client_request()
-        .unwrap();
-    if let Some(token) = token {
-        request
-            .headers_mut()
-            .insert("authorization", format!("Bearer {token}").parse().unwrap());
-    }
-    tokio_tungstenite::connect_async(request).await.unwrap().0
-}
-
-/// The close frame the server ends `socket` with.
-async fn closed_with(socket: &mut EventSocket) -> (CloseCode, String) {
-    loop {
-        match socket.next().await {
-            Some(Ok(Message::Close(Some(frame)))) => {
-                return (frame.code, frame.reason.to_string());
-            }
-            Some(Ok(_)) => {}
-            other => panic!("no close frame: {other:?}"),
-        }
-    }
-}
-
 #[tokio::test]
 async fn one_identity_holds_its_share_of_sockets_and_a_closed_one_frees_a_place() {
     let server = TestServer::start_with(Config {
-        ws_per_identity: Some(2),
+        ws_per_user: Some(2),
         ..Config::default()
     })
     .await;
@@ -96,8 +68,8 @@ async fn the_server_holds_its_total_and_says_to_come_back_later() {
     .await;
     let alice = server.token("alice").await;
     let bob = server.token("bob").await;
-    let _alices = socket_as(&server, Some(&alice)).await;
-    let mut bobs = socket_as(&server, Some(&bob)).await;
+    let _alices = server.events_as(&alice).await;
+    let mut bobs = server.events_as(&bob).await;
     let (code, reason) = closed_with(&mut bobs).await;
     assert_eq!(code, CloseCode::Again);
     assert!(reason.contains("try again later"), "{reason}");
@@ -181,7 +153,7 @@ async fn initialize_as(server: &TestServer, token: Option<&str>, name: &str) -> 
 async fn two_sessions_each() -> TestServer {
     TestServer::start_with(Config {
         auth: true,
-        mcp_sessions_per_identity: Some(2),
+        mcp_sessions_per_user: Some(2),
         ..Config::default()
     })
     .await
@@ -216,7 +188,7 @@ async fn an_identity_holds_a_bounded_number_of_mcp_sessions() {
         body["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("too many MCP sessions open for this identity (at most 2 live)"),
+            .contains("too many MCP sessions open for this user (at most 2 live)"),
         "{body}"
     );
     assert_eq!(
@@ -224,6 +196,28 @@ async fn an_identity_holds_a_bounded_number_of_mcp_sessions() {
         200,
         "Bob has his own share"
     );
+    server.stop().await;
+}
+
+/// Issue 26 item 5: one PAT and five agent tokens held 16 MCP sessions
+/// each. A user's agents now share the user's share.
+#[tokio::test]
+async fn a_user_s_agents_share_the_user_s_mcp_sessions() {
+    let server = two_sessions_each().await;
+    let bob = server.token("bob").await;
+    let agents = [
+        server.as_token(&bob).session(None).await.2,
+        server.as_token(&bob).session(None).await.2,
+    ];
+    assert_eq!(initialize(&server, Some(&bob)).await.status(), 200);
+    assert_eq!(initialize(&server, Some(&agents[0])).await.status(), 200);
+    assert_eq!(
+        initialize(&server, Some(&agents[1])).await.status(),
+        429,
+        "a fresh agent token is no fresh quota"
+    );
+    let alice = server.token("alice").await;
+    assert_eq!(initialize(&server, Some(&alice)).await.status(), 200);
     server.stop().await;
 }
 

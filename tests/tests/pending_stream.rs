@@ -176,7 +176,7 @@ async fn under_auth_each_reader_follows_only_what_they_may_see() {
 #[tokio::test]
 async fn streams_share_the_event_connection_cap() {
     let server = TestServer::start_with(clarify_server::Config {
-        ws_per_identity: Some(2),
+        ws_per_user: Some(2),
         ..clarify_server::Config::default()
     })
     .await;

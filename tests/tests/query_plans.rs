@@ -251,3 +251,34 @@ async fn a_sessions_open_questions_come_from_their_own_index() {
     }
     server.stop().await;
 }
+
+/// A user's open sessions are counted from migration 0014's index on
+/// (created_by, state), never by scanning every session ever made: the
+/// count runs on every session created (issue 26, `--max-open-sessions`).
+#[tokio::test]
+async fn counting_a_user_s_open_sessions_reads_an_index() {
+    let server = TestServer::start().await;
+    // Many users' sessions, most of them ended, as a long-lived server has.
+    clarify_tests::insert_task(server.db(), "t").await;
+    sqlx::query(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) \
+         INSERT INTO task_sessions (id, task_id, state, agent_token_hash, created_by, \
+             created_at, updated_at) \
+         SELECT 's' || i, 't', CASE WHEN i % 10 = 0 THEN 'RUNNING' ELSE 'COMPLETED' END, \
+             'h' || i, 'u' || (i % 400), i, i FROM n",
+    )
+    .execute(server.db().pool())
+    .await
+    .unwrap();
+    sqlx::query("ANALYZE")
+        .execute(server.db().pool())
+        .await
+        .unwrap();
+    let sql = clarify_server::db::sessions::open_count_sql();
+    let steps = plan(&server, &sql, &[Param::Text]).await;
+    assert!(
+        steps.iter().any(|s| s.contains("task_sessions_created_by")),
+        "counts from the index: {steps:#?}"
+    );
+    server.stop().await;
+}

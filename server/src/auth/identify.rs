@@ -66,7 +66,10 @@ pub async fn identify(db: &Db, headers: &HeaderMap, auth: bool) -> sqlx::Result<
     if let Some(token) = bearer(headers) {
         if token.starts_with(AGENT_PREFIX) {
             let session = agent_session(db, headers).await?;
-            return Ok(session.map(|s| Caller::Agent { session_id: s.id }));
+            return Ok(session.map(|s| Caller::Agent {
+                session_id: s.id,
+                creator: s.created_by,
+            }));
         }
         if token.starts_with(PAT_PREFIX) {
             let Some((user, token_id)) =

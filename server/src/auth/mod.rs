@@ -23,6 +23,10 @@ pub enum Caller {
     Agent {
         /// The agent's session.
         session_id: String,
+        /// The user whose request created that session (`""` when auth
+        /// was off, or the session predates the record): the agent's
+        /// connections count against that user's quotas (issue 26).
+        creator: String,
     },
 }
 
@@ -34,6 +38,30 @@ impl Caller {
     #[must_use]
     pub fn is_asking_agent(&self) -> bool {
         matches!(self, Self::Agent { .. } | Self::Unscoped)
+    }
+
+    /// Whom this caller's connections, waits and sessions count against
+    /// (issue 26, item 5): a user, together with the agents of every
+    /// session that user created, so minting agent tokens buys no more
+    /// room; the one user of a server without auth (or an agent of a
+    /// session created then) is `"unscoped"`.
+    #[must_use]
+    pub fn holder(&self) -> String {
+        match self {
+            Self::User(id) => format!("user:{id}"),
+            Self::Agent { creator, .. } if !creator.is_empty() => format!("user:{creator}"),
+            Self::Unscoped | Self::Agent { .. } => "unscoped".to_owned(),
+        }
+    }
+
+    /// The user id to record as the creator of a session this caller
+    /// creates: an agent's sessions are its creator's (`""` unscoped).
+    #[must_use]
+    pub fn creator(&self) -> &str {
+        match self {
+            Self::User(id) | Self::Agent { creator: id, .. } => id,
+            Self::Unscoped => "",
+        }
     }
 
     /// The user whose visibility applies to a person's request: `None` for
@@ -63,7 +91,7 @@ pub struct AgentOnly;
 pub async fn may_access_task(db: &Db, caller: &Caller, task_id: &str) -> sqlx::Result<bool> {
     match caller {
         Caller::Unscoped => Ok(true),
-        Caller::Agent { session_id } => Ok(sessions::get(db.pool(), session_id)
+        Caller::Agent { session_id, .. } => Ok(sessions::get(db.pool(), session_id)
             .await?
             .is_some_and(|s| s.task_id == task_id)),
         Caller::User(user_id) => {
@@ -84,7 +112,7 @@ pub async fn may_access_task(db: &Db, caller: &Caller, task_id: &str) -> sqlx::R
 pub async fn may_access_bundle(db: &Db, caller: &Caller, bundle: &Bundle) -> sqlx::Result<bool> {
     match caller {
         Caller::Unscoped => Ok(true),
-        Caller::Agent { session_id } => Ok(bundle.session_id() == session_id),
+        Caller::Agent { session_id, .. } => Ok(bundle.session_id() == session_id),
         Caller::User(_) => may_access_task(db, caller, bundle.task_id()).await,
     }
 }

@@ -123,6 +123,14 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u64).range(1..))]
     pub max_connections: Option<u64>,
 
+    /// Sessions one user may have open (not yet ended) at once; beyond it,
+    /// creating one is refused (429). A user's long waits (`/wait`, a
+    /// blocked ask over MCP) are bounded at twice this. Without `--auth`
+    /// the machine's owner is the one user.
+    #[arg(long, value_name = "N", env = "CLARIFY_MAX_OPEN_SESSIONS",
+          default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_open_sessions: u64,
+
     /// A program that a session's resume command may start, by its full
     /// path (repeat the flag, or separate with commas in the variable).
     /// None by default: whoever creates a session names its command, so

@@ -93,6 +93,21 @@ impl Backend {
         }
     }
 
+    /// A statement taking a lock, until the transaction ends, on the text
+    /// bound as `$1`, for a count-then-insert that must not interleave
+    /// with another (a quota). SQLite needs none: [`super::Db::begin_write`]
+    /// holds the one write lock for the whole transaction.
+    #[must_use]
+    pub fn lock_key_sql(self) -> Option<&'static str> {
+        match self {
+            Self::Sqlite => None,
+            // Selected as a number: the Any driver has no type for `void`.
+            Self::Postgres => {
+                Some("SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtext($1))) AS held")
+            }
+        }
+    }
+
     /// Whether several processes may share this database (and so need the
     /// coordination of [`crate::cluster`]).
     #[must_use]

@@ -1,5 +1,6 @@
 //! Which identity opened each MCP session and when it was last used
-//! (migrations `0005_mcp_session_owners`, `0006_mcp_session_use`).
+//! and whose quota it counts against (migrations `0005_mcp_session_owners`,
+//! `0006_mcp_session_use`, `0014_quota_holders`).
 
 use sqlx::AnyExecutor;
 
@@ -18,7 +19,8 @@ pub async fn owner(
         .await
 }
 
-/// Records `owner` as the identity that opened the session `session_hash`.
+/// Records `owner` as the credential that opened the session
+/// `session_hash`, counted against `holder`'s quota.
 ///
 /// # Errors
 /// Database errors.
@@ -26,15 +28,17 @@ pub async fn record(
     db: impl AnyExecutor<'_>,
     session_hash: &str,
     owner: &str,
+    holder: &str,
     now: i64,
 ) -> sqlx::Result<()> {
     sqlx::query(
-        "INSERT INTO mcp_session_owners (session_hash, owner, created_at, last_seen) \
-         VALUES ($1, $2, $3, $3) ON CONFLICT (session_hash) DO NOTHING",
+        "INSERT INTO mcp_session_owners (session_hash, owner, holder, created_at, last_seen) \
+         VALUES ($1, $2, $4, $3, $3) ON CONFLICT (session_hash) DO NOTHING",
     )
     .bind(session_hash)
     .bind(owner)
     .bind(now)
+    .bind(holder)
     .execute(db)
     .await?;
     Ok(())
@@ -53,15 +57,16 @@ pub async fn touch(db: impl AnyExecutor<'_>, session_hash: &str, now: i64) -> sq
     Ok(())
 }
 
-/// How many of `owner`'s sessions were used at or after `since`.
+/// How many sessions counted against `holder` were used at or after
+/// `since`.
 ///
 /// # Errors
 /// Database errors.
-pub async fn live_count(db: impl AnyExecutor<'_>, owner: &str, since: i64) -> sqlx::Result<i64> {
+pub async fn live_count(db: impl AnyExecutor<'_>, holder: &str, since: i64) -> sqlx::Result<i64> {
     let (count,): (i64,) = sqlx::query_as(
-        "SELECT COUNT(*) FROM mcp_session_owners WHERE owner = $1 AND last_seen >= $2",
+        "SELECT COUNT(*) FROM mcp_session_owners WHERE holder = $1 AND last_seen >= $2",
     )
-    .bind(owner)
+    .bind(holder)
     .bind(since)
     .fetch_one(db)
     .await?;

@@ -71,6 +71,7 @@ pub fn sqlite() -> Migrator {
             "notify per target"
         ),
         migration!("sqlite", 13, "0013_attempts_bound.sql", "attempts bound"),
+        migration!("sqlite", 14, "0014_quota_holders.sql", "quota holders"),
     ])
 }
 
@@ -116,6 +117,7 @@ pub fn postgres() -> Migrator {
             "notify per target"
         ),
         migration!("postgres", 13, "0013_attempts_bound.sql", "attempts bound"),
+        migration!("postgres", 14, "0014_quota_holders.sql", "quota holders"),
     ])
 }
 

@@ -33,6 +33,9 @@ pub struct Session {
     pub resume_target: String,
     /// What it is, in words (`""` when not said).
     pub description: String,
+    /// The user whose request created it (`""` with auth off): its agent
+    /// counts against that user's quotas (issue 26).
+    pub created_by: String,
     /// When it was created.
     pub created_at: i64,
     /// When it last changed.
@@ -61,13 +64,15 @@ impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for Session {
             state: super::row::parsed(row, "state")?,
             resume_target: row.try_get("resume_target")?,
             description: row.try_get("description")?,
+            created_by: row.try_get("created_by")?,
             created_at: row.try_get("created_at")?,
             updated_at: row.try_get("updated_at")?,
         })
     }
 }
 
-const COLUMNS: &str = "id, task_id, state, resume_target, description, created_at, updated_at";
+const COLUMNS: &str =
+    "id, task_id, state, resume_target, description, created_by, created_at, updated_at";
 
 /// Inserts a session with the hash of its agent token.
 ///
@@ -79,8 +84,8 @@ pub async fn insert(
     agent_token_hash: &str,
 ) -> sqlx::Result<()> {
     sqlx::query(
-        "INSERT INTO task_sessions (id, task_id, state, agent_token_hash, resume_target, description, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        "INSERT INTO task_sessions (id, task_id, state, agent_token_hash, resume_target, description, created_by, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
     )
     .bind(&session.id)
     .bind(&session.task_id)
@@ -88,11 +93,63 @@ pub async fn insert(
     .bind(agent_token_hash)
     .bind(&session.resume_target)
     .bind(&session.description)
+    .bind(&session.created_by)
     .bind(session.created_at)
     .bind(session.updated_at)
     .execute(db)
     .await?;
     Ok(())
+}
+
+/// [`insert`], unless the session's creator holds `limit` open
+/// (non-terminal) sessions already (issue 26, `--max-open-sessions`):
+/// returns whether it was inserted. Counted and inserted in one write
+/// transaction, so concurrent creations cannot pass the limit together.
+///
+/// # Errors
+/// Database errors.
+pub async fn insert_within(
+    db: &super::Db,
+    session: &Session,
+    agent_token_hash: &str,
+    limit: usize,
+) -> sqlx::Result<bool> {
+    let mut tx = db.begin_write().await?;
+    if let Some(lock) = db.backend().lock_key_sql() {
+        sqlx::query(lock)
+            .bind(format!("open sessions of {}", session.created_by))
+            .execute(&mut *tx)
+            .await?;
+    }
+    let open = open_count(&mut *tx, &session.created_by).await?;
+    if usize::try_from(open).unwrap_or(usize::MAX) >= limit {
+        tx.rollback().await?;
+        return Ok(false);
+    }
+    insert(&mut *tx, session, agent_token_hash).await?;
+    tx.commit().await?;
+    Ok(true)
+}
+
+/// How many sessions `created_by` created that have not ended.
+///
+/// # Errors
+/// Database errors.
+pub async fn open_count(db: impl AnyExecutor<'_>, created_by: &str) -> sqlx::Result<i64> {
+    let (count,): (i64,) = sqlx::query_as(super::sql(open_count_sql()))
+        .bind(created_by)
+        .fetch_one(db)
+        .await?;
+    Ok(count)
+}
+
+/// The query of [`open_count`] (its plan is pinned in `query_plans.rs`).
+#[must_use]
+pub fn open_count_sql() -> String {
+    format!(
+        "SELECT COUNT(*) FROM task_sessions WHERE created_by = $1 AND state NOT IN {}",
+        terminal_states_sql()
+    )
 }
 
 /// One session.

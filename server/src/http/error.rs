@@ -44,7 +44,7 @@ pub enum Error {
     Unprocessable(String),
     /// The caller holds as many of something as it may (429).
     #[error("{0}")]
-    TooMany(&'static str),
+    TooMany(String),
     /// A long wait ended without an answer (504, A5a).
     #[error("no answer yet; wait again")]
     WaitTimeout,
@@ -106,6 +106,7 @@ impl From<domain::Error> for Error {
             domain::Error::Forbidden(why) => Self::Forbidden(why),
             domain::Error::Conflict(why) => Self::Conflict(why),
             domain::Error::Undelivered => Self::Undelivered,
+            domain::Error::TooMany(why) => Self::TooMany(why),
             domain::Error::Database(cause) => Self::internal(cause),
         }
     }
@@ -120,6 +121,13 @@ impl IntoResponse for Error {
             error: self.to_string(),
         };
         let mut response = (self.status_code(), Json(body)).into_response();
+        if matches!(self, Self::TooMany(_)) {
+            // A place may come free: say when to look again.
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from_static("30"),
+            );
+        }
         if matches!(self, Self::Unauthorized | Self::BadCredentials(_)) {
             response.headers_mut().insert(
                 axum::http::header::WWW_AUTHENTICATE,

@@ -42,11 +42,8 @@ fn api(state: &AppState) -> OpenApiRouter<AppState> {
         .routes(routes!(auth::login))
         .routes(routes!(auth::logout))
         .routes(routes!(auth::me));
-    let sockets = ws::limits::Sockets::new(
-        state
-            .config
-            .ws_per_identity
-            .unwrap_or(ws::limits::PER_IDENTITY),
+    let sockets = ws::limits::sockets(
+        state.config.ws_per_user.unwrap_or(ws::limits::PER_USER),
         state.config.ws_total.unwrap_or(ws::limits::TOTAL),
     );
     protected()

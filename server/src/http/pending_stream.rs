@@ -18,10 +18,10 @@ use tokio::sync::broadcast::{Receiver, error::RecvError};
 
 use super::error::{Error, Result};
 use super::visibility::Visibility;
-use super::ws::limits::{Place, Sockets};
 use crate::AppState;
 use crate::auth::Caller;
 use crate::events::Event;
+use crate::quota::{Place, Places};
 
 /// Bundles whose last notice a stream remembers, to send each change once.
 const REMEMBERED: usize = 4096;
@@ -35,23 +35,23 @@ const REMEMBERED: usize = 4096;
     tag = "clarification",
     responses(
         (status = 200, description = "text/event-stream: one `Notice` (JSON) per event, named by its `event`; those waiting now first; a `resync` event means some were missed", content_type = "text/event-stream", body = Notice),
-        (status = 429, description = "As many event connections (streams and WebSockets) open as this identity, or the server, may hold", body = clarify_core::ErrorBody),
+        (status = 429, description = "As many event connections (streams and WebSockets) open as this user (with their agents), or the server, may hold", body = clarify_core::ErrorBody),
     )
 )]
 pub async fn stream(
     State(state): State<AppState>,
-    Extension(sockets): Extension<Arc<Sockets>>,
+    Extension(sockets): Extension<Arc<Places>>,
     caller: Caller,
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = std::result::Result<SseEvent, Infallible>>>> {
     // Agents ask and wait; following the queue is for the people answering.
     caller.person()?;
     // A stream holds a place like a WebSocket does, under the same caps
-    // (per identity and in total), so no token holder can open them
+    // (per user and in total), so no token holder can open them
     // without end.
     let place = sockets
         .open(&caller)
-        .map_err(|full| Error::TooMany(full.reason()))?;
+        .map_err(|full| Error::TooMany(sockets.reason(full).to_owned()))?;
     let base = base_url(&headers);
     // Subscribed before the snapshot is read: nothing falls between them
     // (a change seen twice is sent once, see `Follower::fresh`).

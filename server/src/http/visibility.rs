@@ -36,7 +36,7 @@ impl Visibility {
     pub async fn admits(&mut self, state: &AppState, event: &Event) -> bool {
         match &self.caller {
             Caller::Unscoped => true,
-            Caller::Agent { session_id } => event_session(&event.payload) == Some(session_id),
+            Caller::Agent { session_id, .. } => event_session(&event.payload) == Some(session_id),
             Caller::User(_) => {
                 let task_id = event.payload["task_id"].as_str().unwrap_or_default();
                 if let Some(known) = self.tasks.get(task_id) {

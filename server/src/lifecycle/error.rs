@@ -23,6 +23,10 @@ pub enum Error {
     /// rolled back and the bundle is answerable again (R7a).
     #[error("the answer could not be delivered to the agent; the question is still open")]
     Undelivered,
+    /// The caller (a user, with their agents) holds as many of something
+    /// as they may; the message names the limit (issue 26).
+    #[error("{0}")]
+    TooMany(String),
     /// The database failed; logged by whoever answers, never shown.
     #[error("internal error")]
     Database(#[source] sqlx::Error),

@@ -42,8 +42,10 @@ use crate::cluster::Cluster;
 use crate::db::Db;
 use crate::db::clarification::{self as repo, Bundle};
 use crate::events::Events;
+use crate::quota::{Place, Places, Refusals};
 use crate::waiters::{Waiters, Wake};
 use resume::Resumer;
+use std::sync::Arc;
 
 /// The lifecycle service; cheap to clone.
 #[derive(Debug, Clone)]
@@ -58,6 +60,31 @@ pub struct Lifecycle {
     question_ttl: Option<std::time::Duration>,
     /// Where notices go (`--notify-webhook`, workspaces' own).
     notifications: Notifications,
+    /// Long waits held, per user and in total (issue 26).
+    waits: Arc<Places>,
+}
+
+/// What a refused wait is told.
+const WAIT_REFUSALS: Refusals = Refusals {
+    user: "too many waits open for this user (twice --max-open-sessions); end some first",
+    server: "too many waits open on this server; try again later",
+};
+
+impl Lifecycle {
+    /// A place for one long wait of `caller`'s, held while it blocks.
+    ///
+    /// # Errors
+    /// [`Error::TooMany`] when the caller's user holds their share.
+    pub fn wait_place(&self, caller: &Caller) -> Result<Place> {
+        self.waits
+            .open(caller)
+            .map_err(|full| Error::TooMany(self.waits.reason(full).to_owned()))
+    }
+}
+
+/// Room for `per_user` waits each; the connection cap bounds them all.
+fn waits(per_user: usize) -> Arc<Places> {
+    Places::new(per_user, usize::MAX, WAIT_REFUSALS)
 }
 
 impl Lifecycle {
@@ -82,7 +109,16 @@ impl Lifecycle {
             shutdown,
             question_ttl: None,
             notifications: Notifications::default(),
+            waits: waits(2 * crate::state::MAX_OPEN_SESSIONS),
         }
+    }
+
+    /// The same service, letting one user (with their agents) hold at most
+    /// `per_user` long waits at once.
+    #[must_use]
+    pub fn with_waits_per_user(mut self, per_user: usize) -> Self {
+        self.waits = waits(per_user);
+        self
     }
 
     /// The same service, expiring questions whose ask names no time after

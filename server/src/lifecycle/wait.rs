@@ -63,6 +63,8 @@ impl Lifecycle {
         timeout: std::time::Duration,
     ) -> Result<WaitOutcome> {
         self.authorized_bundle(caller, pending_id).await?;
+        // Held while it blocks: one user's waits are bounded (issue 26).
+        let _place = self.wait_place(caller)?;
         // Register before reading, so a resolution between the read and the
         // wait still wakes us. Delivery belongs to the asking agent: only
         // its own credential (its session's agent token, or the one local

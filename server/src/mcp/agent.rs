@@ -38,6 +38,7 @@ impl AgentServer {
 
     async fn ask(
         &self,
+        caller: &Caller,
         session_id: &str,
         args: AskArgs,
         context: &RequestContext<RoleServer>,
@@ -47,6 +48,8 @@ impl AgentServer {
             .map_err(|e| Error::Invalid(e.to_string()))?
             .questions;
         let lifecycle = &self.state.lifecycle;
+        // A blocked ask is a long wait, held and bounded as `/wait` is.
+        let _place = lifecycle.wait_place(caller)?;
         let expires_in = crate::lifecycle::expires_in(seconds)?;
         let (created, mut waiting) = lifecycle
             .create_attached(session_id, &bundle, expires_in)
@@ -98,13 +101,14 @@ impl AgentServer {
         context: RequestContext<RoleServer>,
         Parameters(args): Parameters<Checked<AskArgs>>,
     ) -> Result<CallToolResult, McpError> {
-        let Caller::Agent { session_id } = caller_of(&parts) else {
+        let caller = caller_of(&parts);
+        let Caller::Agent { session_id, .. } = &caller else {
             return Ok(result::error(&Error::Forbidden(
                 "an agent token is required",
             )));
         };
         let outcome = match args.into_result() {
-            Ok(args) => self.ask(&session_id, args, &context).await,
+            Ok(args) => self.ask(&caller, session_id, args, &context).await,
             Err(e) => Err(e),
         };
         Ok(result::from(outcome))

@@ -40,8 +40,9 @@ pub const MAX_BODY: usize = 1 << 20;
 /// a 900 KB `clientInfo.name` each cost 100 MB).
 pub const MAX_INITIALIZE: usize = 64 << 10;
 
-/// Live MCP sessions one identity may hold under `--auth`, by default.
-pub const PER_IDENTITY: usize = 16;
+/// Live MCP sessions one user (with the agents of the sessions they
+/// created) may hold under `--auth`, by default.
+pub const PER_USER: usize = 16;
 
 /// Live MCP sessions the one caller of a server without auth may hold, by
 /// default: every client of the machine's owner is that caller, so the
@@ -52,12 +53,13 @@ pub const PER_UNSCOPED: usize = 256;
 /// What a refused `initialize` tells the client to wait before another.
 const RETRY_AFTER_SECONDS: u64 = 30;
 
-/// The identity a session is bound to.
+/// The credential a session is bound to: another token of the same user
+/// cannot use it (its quota, though, is the user's: [`Caller::holder`]).
 fn owner(caller: &Caller) -> String {
     match caller {
         Caller::Unscoped => "unscoped".to_owned(),
         Caller::User(id) => format!("user:{id}"),
-        Caller::Agent { session_id } => format!("agent:{session_id}"),
+        Caller::Agent { session_id, .. } => format!("agent:{session_id}"),
     }
 }
 
@@ -76,7 +78,7 @@ fn initialize_id(body: &[u8]) -> Option<serde_json::Value> {
 /// a JSON-RPC error answering the request, which MCP clients show.
 fn too_many(id: &serde_json::Value, cap: usize) -> Response {
     let message = format!(
-        "too many MCP sessions open for this identity (at most {cap} live); end some \
+        "too many MCP sessions open for this user (at most {cap} live); end some \
          (DELETE with Mcp-Session-Id) or let them idle out"
     );
     let body = serde_json::json!({
@@ -104,6 +106,7 @@ pub async fn bind(
         return Error::Unauthorized.into_response();
     };
     let owner = owner(&caller);
+    let holder = caller.holder();
     let key = |session: &str| hash_secret(&format!("{surface}\n{session}"));
     let named = request
         .headers()
@@ -138,14 +141,14 @@ pub async fn bind(
                 if bytes.len() > MAX_INITIALIZE {
                     return Error::PayloadTooLarge.into_response();
                 }
-                let cap = state.config.mcp_sessions_per_identity.unwrap_or(
+                let cap = state.config.mcp_sessions_per_user.unwrap_or(
                     if matches!(caller, Caller::Unscoped) {
                         PER_UNSCOPED
                     } else {
-                        PER_IDENTITY
+                        PER_USER
                     },
                 );
-                match mcp_owners::live_count(pool, &owner, now - micros(LIVE)).await {
+                match mcp_owners::live_count(pool, &holder, now - micros(LIVE)).await {
                     Ok(live) if usize::try_from(live).unwrap_or(usize::MAX) >= cap => {
                         return too_many(&id, cap);
                     }
@@ -174,7 +177,7 @@ pub async fn bind(
         // Recorded before the client sees its session id, so its next
         // request finds the owner.
         let recorded = async {
-            mcp_owners::record(pool, &hash, &owner, now).await?;
+            mcp_owners::record(pool, &hash, &owner, &holder, now).await?;
             mcp_owners::forget_before(pool, now - micros(KEEP)).await
         };
         if let Err(error) = recorded.await {
@@ -213,6 +216,7 @@ mod tests {
             owner(&Caller::User("b".into())),
             owner(&Caller::Agent {
                 session_id: "a".into(),
+                creator: "a".into(),
             }),
         ];
         for (i, one) in owners.iter().enumerate() {

@@ -98,6 +98,7 @@ async fn require_agent(
         Ok(Some(session)) => {
             request.extensions_mut().insert(Caller::Agent {
                 session_id: session.id,
+                creator: session.created_by,
             });
             next.run(request).await
         }
@@ -116,5 +117,6 @@ fn caller_of(parts: &http::request::Parts) -> Caller {
         .cloned()
         .unwrap_or(Caller::Agent {
             session_id: String::new(),
+            creator: String::new(),
         })
 }

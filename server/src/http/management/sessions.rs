@@ -78,6 +78,7 @@ const MAX_DESCRIPTION: usize = 2000;
     responses(
         (status = 201, description = "Created, with its agent token (shown once)", body = api::CreatedSession),
         (status = 404, description = "No such task, or not yours to see", body = ErrorBody),
+        (status = 429, description = "The user (with their agents) has as many open sessions as they may (`--max-open-sessions`)", body = ErrorBody),
     )
 )]
 pub async fn create_session(
@@ -124,10 +125,18 @@ pub async fn create_session(
             .map(|r| serde_json::to_string(r).unwrap_or_default())
             .unwrap_or_default(),
         description: description.to_owned(),
+        // An agent's sessions are its creator's: minting tokens from a
+        // token buys no more room (issue 26).
+        created_by: caller.creator().to_owned(),
         created_at: now,
         updated_at: now,
     };
-    sessions::insert(state.db().pool(), &session, &hash_secret(&token)).await?;
+    let limit = state.config.max_open_sessions();
+    if !sessions::insert_within(state.db(), &session, &hash_secret(&token), limit).await? {
+        return Err(Error::TooMany(format!(
+            "too many open sessions: at most {limit} per user (--max-open-sessions); end some first"
+        )));
+    }
     let created = api::CreatedSession {
         session: session.into(),
         agent_token: token,

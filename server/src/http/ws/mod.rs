@@ -21,7 +21,7 @@ use crate::AppState;
 use crate::auth::Caller;
 use crate::clock;
 use crate::events::Event;
-use limits::{Full, Place, Sockets};
+use crate::quota::{Full, Place, Places};
 
 /// The largest frame a client may send: pings and closes only.
 const MAX_INCOMING: usize = 4096;
@@ -34,13 +34,13 @@ const MAX_INCOMING: usize = 4096;
     tag = "events",
     responses(
         (status = 101, description = "Switching to a WebSocket: one `Event` (a JSON text frame) per change you can see. \
-Over a connection cap the socket is closed at once: 1008 (per identity) or 1013 (in total), with the reason."),
+Over a connection cap the socket is closed at once: 1008 (per user) or 1013 (in total), with the reason."),
         (status = 400, description = "Not a WebSocket upgrade request", body = clarify_core::ErrorBody),
     )
 )]
 pub async fn events(
     State(state): State<AppState>,
-    Extension(sockets): Extension<Arc<Sockets>>,
+    Extension(sockets): Extension<Arc<Places>>,
     caller: Caller,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, Error> {
@@ -60,19 +60,19 @@ pub async fn events(
         .on_upgrade(move |socket| async move {
             match place {
                 Ok(place) => stream(socket, receiver, state, caller, place).await,
-                Err(full) => refuse(socket, full).await,
+                Err(full) => refuse(socket, full, sockets.reason(full)).await,
             }
         }))
 }
 
-async fn refuse(mut socket: WebSocket, full: Full) {
+async fn refuse(mut socket: WebSocket, full: Full, reason: &'static str) {
     let code = match full {
-        Full::Identity => close_code::POLICY,
+        Full::User => close_code::POLICY,
         Full::Server => close_code::AGAIN,
     };
     let frame = CloseFrame {
         code,
-        reason: full.reason().into(),
+        reason: reason.into(),
     };
     let _ = socket.send(Message::Close(Some(frame))).await;
 }

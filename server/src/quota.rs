@@ -1,0 +1,155 @@
+//! Places counted per user and in total (issue 26, item 5): event sockets,
+//! long waits. A user's places include those of the agents of every
+//! session the user created ([`Caller::holder`]), so minting agent tokens
+//! buys no more room, and each server-wide cap leaves room for the others.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::auth::Caller;
+
+/// Why a place was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Full {
+    /// This user holds their share already.
+    User,
+    /// The server holds all it will.
+    Server,
+}
+
+/// What a kind of place tells whoever is refused one.
+#[derive(Debug, Clone, Copy)]
+pub struct Refusals {
+    /// When the user holds their share.
+    pub user: &'static str,
+    /// When the server holds all it will.
+    pub server: &'static str,
+}
+
+/// One kind of place, counted.
+#[derive(Debug)]
+pub struct Places {
+    per_user: usize,
+    total: usize,
+    refusals: Refusals,
+    open: Mutex<Counts>,
+}
+
+#[derive(Debug, Default)]
+struct Counts {
+    total: usize,
+    by_holder: HashMap<String, usize>,
+}
+
+/// One place held; dropping it frees the place.
+#[derive(Debug)]
+pub struct Place {
+    places: Arc<Places>,
+    holder: String,
+}
+
+impl Places {
+    /// Room for `per_user` places per user and `total` in all.
+    #[must_use]
+    pub fn new(per_user: usize, total: usize, refusals: Refusals) -> Arc<Self> {
+        Arc::new(Self {
+            per_user,
+            total,
+            refusals,
+            open: Mutex::new(Counts::default()),
+        })
+    }
+
+    /// What a refusal for `full` says.
+    #[must_use]
+    pub fn reason(&self, full: Full) -> &'static str {
+        match full {
+            Full::User => self.refusals.user,
+            Full::Server => self.refusals.server,
+        }
+    }
+
+    /// Takes a place for `caller`.
+    ///
+    /// # Errors
+    /// [`Full`] when either cap is reached.
+    pub fn open(self: &Arc<Self>, caller: &Caller) -> Result<Place, Full> {
+        let holder = caller.holder();
+        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        if open.total >= self.total {
+            return Err(Full::Server);
+        }
+        let mine = open.by_holder.entry(holder.clone()).or_default();
+        if *mine >= self.per_user {
+            return Err(Full::User);
+        }
+        *mine += 1;
+        open.total += 1;
+        Ok(Place {
+            places: self.clone(),
+            holder,
+        })
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        let mut open = self
+            .places
+            .open
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        open.total = open.total.saturating_sub(1);
+        if let Some(mine) = open.by_holder.get_mut(&self.holder) {
+            *mine = mine.saturating_sub(1);
+            if *mine == 0 {
+                open.by_holder.remove(&self.holder);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAY: Refusals = Refusals {
+        user: "user",
+        server: "server",
+    };
+
+    #[test]
+    fn each_cap_holds_and_a_freed_place_can_be_taken_again() {
+        let places = Places::new(2, 3, SAY);
+        let alice = Caller::User("alice".into());
+        let bob = Caller::User("bob".into());
+        let a1 = places.open(&alice).unwrap();
+        let _a2 = places.open(&alice).unwrap();
+        assert_eq!(places.open(&alice).unwrap_err(), Full::User);
+        let _b1 = places.open(&bob).unwrap();
+        assert_eq!(places.open(&bob).unwrap_err(), Full::Server);
+        drop(a1);
+        assert!(places.open(&bob).is_ok(), "a place came free");
+    }
+
+    #[test]
+    fn an_agent_counts_against_the_user_who_created_its_session() {
+        let places = Places::new(2, 10, SAY);
+        let agent = |session: &str| Caller::Agent {
+            session_id: session.into(),
+            creator: "alice".into(),
+        };
+        let _a = places.open(&Caller::User("alice".into())).unwrap();
+        let _b = places.open(&agent("s1")).unwrap();
+        assert_eq!(
+            places.open(&agent("s2")).unwrap_err(),
+            Full::User,
+            "a fresh agent token is no fresh quota"
+        );
+        let orphan = Caller::Agent {
+            session_id: "s3".into(),
+            creator: String::new(),
+        };
+        assert!(places.open(&orphan).is_ok(), "counted as the unscoped user");
+    }
+}

@@ -1,0 +1,209 @@
+//! Quotas per user, not per credential (issue 26, item 5): agent tokens
+//! were free to mint (`POST /tasks/{id}/sessions`) and every cap counted
+//! credentials, so 64 agent tokens × 64
+//! WebSockets filled the server's 4,096 and locked everyone else out. Now a
+//! user's agents count against that user, open sessions per user are
+//! bounded (`--max-open-sessions`), and so are a user's long waits.
+
+use std::time::Duration;
+
+use clarify_server::Config;
+use clarify_tests::{TestServer, closed_with};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+
+/// Longer than anything here takes when it works.
+const PROMPTLY: Duration = Duration::from_secs(10);
+
+fn one_question() -> Value {
+    json!([{"prompt": "Which way?", "options": [{"label": "a"}, {"label": "b"}]}])
+}
+
+/// A session on a task of its own, made with `token`: (task, session,
+/// agent token).
+async fn session_of(server: &TestServer, token: &str) -> (String, String, String) {
+    server.as_token(token).session(None).await
+}
+
+#[tokio::test]
+async fn agents_count_against_the_user_who_created_their_sessions() {
+    let server = TestServer::start_with(Config {
+        auth: true,
+        ws_per_user: Some(2),
+        ws_total: Some(4),
+        ..Config::default()
+    })
+    .await;
+    let bob = server.token("bob").await;
+    let mut agents = Vec::new();
+    for _ in 0..4 {
+        agents.push(session_of(&server, &bob).await.2);
+    }
+    // Two of Bob's agents take his share; his other two are refused
+    // however fresh their tokens.
+    let _held = [
+        server.events_as(&agents[0]).await,
+        server.events_as(&agents[1]).await,
+    ];
+    for agent in &agents[2..] {
+        let mut refused = server.events_as(agent).await;
+        let (code, reason) = tokio::time::timeout(PROMPTLY, closed_with(&mut refused))
+            .await
+            .expect("a fresh agent token is no fresh quota: refused at once");
+        assert_eq!(code, CloseCode::Policy);
+        assert!(reason.contains("for this user"), "{reason}");
+    }
+    // The server's total still has room for Alice.
+    let alice = server.token("alice").await;
+    let stream = server
+        .client()
+        .get(server.url("/api/v1/pending/stream"))
+        .bearer_auth(&alice)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200, "Alice's stream is not crowded out");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn open_sessions_per_user_are_bounded_and_an_ended_one_frees_a_place() {
+    let server = TestServer::start_with(Config {
+        auth: true,
+        max_open_sessions: Some(3),
+        ..Config::default()
+    })
+    .await;
+    let bob = server.token("bob").await;
+    let mut made = Vec::new();
+    for _ in 0..3 {
+        made.push(session_of(&server, &bob).await);
+    }
+    let (task, first, agent) = made[0].clone();
+    let path = format!("/tasks/{task}/sessions");
+    let refused = server
+        .client()
+        .post(server.url(&format!("/api/v1{path}")))
+        .bearer_auth(&bob)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 429);
+    assert!(refused.headers().contains_key("retry-after"));
+    let body: Value = refused.json().await.unwrap();
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("at most 3 per user (--max-open-sessions)"),
+        "{body}"
+    );
+    // Nor does his agent's token mint any (agents only ask and wait).
+    let (status, body) = server.as_token(&agent).post(&path, &json!({})).await;
+    assert_eq!(status, 403, "{body}");
+    // Alice has her own share.
+    let alice = server.token("alice").await;
+    session_of(&server, &alice).await;
+    // An ended session frees its place.
+    let (status, body) = server
+        .as_token(&bob)
+        .patch(
+            &format!("/sessions/{first}"),
+            &json!({"state": "COMPLETED"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = server.as_token(&bob).post(&path, &json!({})).await;
+    assert_eq!(status, 201, "{body}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn concurrent_creations_never_pass_the_bound() {
+    let server = TestServer::start_with(Config {
+        auth: true,
+        max_open_sessions: Some(4),
+        ..Config::default()
+    })
+    .await;
+    for round in 0..5 {
+        let user = server.token(&format!("racer {round}")).await;
+        let (task, _, _) = session_of(&server, &user).await;
+        let path = format!("/tasks/{task}/sessions");
+        let attempts = (0..12).map(|_| {
+            let api = server.as_token(&user);
+            let path = path.clone();
+            async move { api.post(&path, &json!({})).await.0 }
+        });
+        let statuses = futures_util::future::join_all(attempts).await;
+        let created = statuses.iter().filter(|s| **s == 201).count();
+        assert_eq!(created, 3, "round {round}: {statuses:?}");
+        assert!(
+            statuses.iter().all(|s| matches!(s, 201 | 429)),
+            "{statuses:?}"
+        );
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_user_s_long_waits_are_bounded_and_others_still_wait() {
+    // Two open sessions each, so four waits each.
+    let server = TestServer::start_with(Config {
+        auth: true,
+        max_open_sessions: Some(2),
+        ..Config::default()
+    })
+    .await;
+    let bob = server.token("bob").await;
+    let mut pending = Vec::new();
+    for _ in 0..2 {
+        let (_, session, agent) = session_of(&server, &bob).await;
+        let id = server.as_token(&agent).ask(&session, one_question()).await;
+        pending.push((id, agent));
+    }
+    let wait = |pending: &str, token: &str, seconds: u64| {
+        server
+            .client()
+            .get(server.url(&format!(
+                "/api/v1/clarification/{pending}/wait?timeout={seconds}"
+            )))
+            .bearer_auth(token)
+            .send()
+    };
+    // Bob's agents hold his four waits (one refused while the probe below
+    // held a place asks again).
+    let mut held = Vec::new();
+    for (id, agent) in pending.iter().chain(pending.iter()) {
+        held.push(async move { while wait(id, agent, 60).await.unwrap().status() == 429 {} });
+    }
+    let held = futures_util::future::join_all(held);
+    let probe = async {
+        // A probe that lands before the held waits do takes a place and
+        // times out after a second; once all four hold theirs, it is
+        // refused at once.
+        loop {
+            let response = wait(&pending[0].0, &bob, 1).await.unwrap();
+            match response.status().as_u16() {
+                429 => return response.json::<Value>().await.unwrap(),
+                504 => {}
+                other => panic!("{other}"),
+            }
+        }
+    };
+    let body = tokio::select! {
+        body = tokio::time::timeout(PROMPTLY, probe) => body.expect("the fifth wait is refused"),
+        _ = held => panic!("the held waits ended"),
+    };
+    assert!(
+        body["error"].as_str().unwrap().contains("too many waits"),
+        "{body}"
+    );
+    // Alice waits as ever.
+    let alice = server.token("alice").await;
+    let (_, session, agent) = session_of(&server, &alice).await;
+    let id = server.as_token(&agent).ask(&session, one_question()).await;
+    assert_eq!(wait(&id, &agent, 1).await.unwrap().status(), 504);
+    server.stop().await;
+}
