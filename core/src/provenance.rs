@@ -139,11 +139,16 @@ pub struct Attempt {
 pub struct Attempts {
     /// The bundle.
     pub pending_id: String,
-    /// The winner's attempt and the first 100 after it, oldest first.
+    /// This page of the log, oldest first: the first page starts with the
+    /// winner's attempt, beside `limit` later ones; the log keeps the
+    /// first 100 after the winner.
     pub attempts: Vec<Attempt>,
     /// Later attempts beyond those, counted but not kept.
     #[serde(default)]
     pub more: u64,
+    /// Where the next page starts (`?cursor=`); `""` when this is the last.
+    #[serde(default)]
+    pub next_cursor: String,
 }
 
 #[cfg(test)]

@@ -444,7 +444,7 @@ async fn the_attempts_log_keeps_a_hundred_and_counts_the_rest() {
         assert_eq!((status, &lost["claimed"]), (200, &json!(false)), "{lost}");
     }
     let (status, log) = server
-        .get(&format!("/clarification/{pending}/attempts"))
+        .get(&format!("/clarification/{pending}/attempts?limit=200"))
         .await;
     assert_eq!(status, 200, "{log}");
     let attempts = log["attempts"].as_array().unwrap();

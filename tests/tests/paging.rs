@@ -1,5 +1,6 @@
-//! `GET /tasks` in keyset pages (issue 13): every task once, in order,
-//! whatever the page size; bad paging input named.
+//! Lists in keyset pages: `GET /tasks` (issue 13), a session's transcript
+//! and a bundle's attempts log (issue 26, item 6): every item once, in
+//! order, whatever the page size; bad paging input named.
 
 use clarify_tests::TestServer;
 use serde_json::{Value, json};
@@ -51,17 +52,88 @@ async fn tasks_come_in_pages_each_task_once_in_creation_order() {
 #[tokio::test]
 async fn bad_paging_input_is_a_400_naming_it() {
     let server = TestServer::start().await;
-    for (query, field) in [
-        ("limit=2.5", "limit:"),
-        ("limit=x", "limit:"),
-        ("cursor=nope", "cursor"),
+    let (_, session, agent) = server.session(None).await;
+    let pending = server.ask(&session, &agent, one_question(0)).await;
+    for list in [
+        "/tasks".to_owned(),
+        format!("/sessions/{session}/messages"),
+        format!("/clarification/{pending}/attempts"),
     ] {
-        let (status, body): (u16, Value) = server.get(&format!("/tasks?{query}")).await;
-        assert_eq!(status, 400, "{query}: {body}");
-        assert!(
-            body["error"].as_str().unwrap().starts_with(field),
-            "{query}: {body}"
-        );
+        for (query, field) in [
+            ("limit=2.5", "limit:"),
+            ("limit=x", "limit:"),
+            ("cursor=nope", "cursor"),
+        ] {
+            let (status, body): (u16, Value) = server.get(&format!("{list}?{query}")).await;
+            assert_eq!(status, 400, "{list}?{query}: {body}");
+            assert!(
+                body["error"].as_str().unwrap().starts_with(field),
+                "{list}?{query}: {body}"
+            );
+        }
     }
+    server.stop().await;
+}
+
+fn one_question(n: usize) -> Value {
+    json!([{"prompt": format!("Question {n}?"), "options": [{"label": "a"}, {"label": "b"}]}])
+}
+
+/// Every page of `list` (a path without a query) at `limit`, by its
+/// `next_cursor`: the items under `key` of each page.
+async fn all_pages(server: &TestServer, list: &str, key: &str, limit: usize) -> Vec<Vec<Value>> {
+    let mut pages = Vec::new();
+    let mut path = format!("{list}?limit={limit}");
+    loop {
+        let (status, page) = server.get(&path).await;
+        assert_eq!(status, 200, "{path}: {page}");
+        pages.push(page[key].as_array().unwrap().clone());
+        let next = page["next_cursor"].as_str().unwrap();
+        if next.is_empty() {
+            return pages;
+        }
+        path = format!("{list}?limit={limit}&cursor={next}");
+    }
+}
+
+#[tokio::test]
+async fn a_session_s_transcript_comes_in_pages_each_message_once() {
+    let server = TestServer::start().await;
+    let (_, session, agent) = server.session(None).await;
+    for n in 0..7 {
+        server.ask(&session, &agent, one_question(n)).await;
+    }
+    let list = format!("/sessions/{session}/messages");
+    let (_, whole) = server.get(&format!("{list}?limit=200")).await;
+    let whole = whole["messages"].as_array().unwrap().clone();
+    assert_eq!(whole.len(), 7, "one message per question");
+    let pages = all_pages(&server, &list, "messages", 3).await;
+    assert_eq!(pages.iter().map(Vec::len).collect::<Vec<_>>(), [3, 3, 1]);
+    assert_eq!(pages.concat(), whole, "every message once, in order");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_bundle_s_attempts_come_in_pages_the_winner_first() {
+    let server = TestServer::start().await;
+    let (_, session, agent) = server.session(None).await;
+    let pending = server.ask(&session, &agent, one_question(0)).await;
+    let pick = json!({"answers": [{"question_id": "q1", "selected_options": ["q1_opt1"]}]});
+    for _ in 0..6 {
+        server.respond(&pending, &pick).await;
+    }
+    let list = format!("/clarification/{pending}/attempts");
+    let pages = all_pages(&server, &list, "attempts", 2).await;
+    assert_eq!(
+        pages.iter().map(Vec::len).collect::<Vec<_>>(),
+        [3, 2, 1],
+        "the winner heads the first page, beside two: {pages:?}"
+    );
+    let outcomes: Vec<&str> = pages
+        .iter()
+        .flatten()
+        .map(|a| a["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(outcomes, ["won", "lost", "lost", "lost", "lost", "lost"]);
     server.stop().await;
 }

@@ -207,3 +207,41 @@ async fn a_user_s_long_waits_are_bounded_and_others_still_wait() {
     assert_eq!(wait(&id, &agent, 1).await.unwrap().status(), 504);
     server.stop().await;
 }
+
+/// Logins are per user too: each one stored a row for 30 days without
+/// bound. Now a user keeps the newest 32; a login beyond logs the oldest
+/// browser out, and expired ones are forgotten.
+#[tokio::test]
+async fn a_user_s_browser_logins_are_bounded_and_the_oldest_is_logged_out() {
+    let server = TestServer::start_with_auth().await;
+    let alice = server.token("alice").await;
+    let mut cookies = Vec::new();
+    for _ in 0..33 {
+        let login = server
+            .client()
+            .post(server.url("/api/v1/auth/login"))
+            .json(&json!({"token": alice}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(login.status(), 200);
+        let cookie = login.headers()["set-cookie"].to_str().unwrap();
+        cookies.push(cookie.split(';').next().unwrap().to_owned());
+    }
+    let tasks_with = |cookie: &str| {
+        server
+            .client()
+            .get(server.url("/api/v1/tasks"))
+            .header("cookie", cookie)
+            .send()
+    };
+    assert_eq!(tasks_with(&cookies[0]).await.unwrap().status(), 401);
+    assert_eq!(tasks_with(&cookies[1]).await.unwrap().status(), 200);
+    assert_eq!(tasks_with(&cookies[32]).await.unwrap().status(), 200);
+    let (kept,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM browser_sessions")
+        .fetch_one(server.db().pool())
+        .await
+        .unwrap();
+    assert_eq!(kept, 32);
+    server.stop().await;
+}

@@ -135,13 +135,21 @@ pub async fn session(session_id: &str) -> Result<api::SessionView, ApiError> {
     get(&format!("/sessions/{session_id}")).await
 }
 
-/// A session's transcript.
+/// A session's whole transcript, page after page.
 pub async fn messages(session_id: &str) -> Result<Vec<api::Message>, ApiError> {
-    Ok(
-        get::<api::Messages>(&format!("/sessions/{session_id}/messages"))
-            .await?
-            .messages,
-    )
+    let mut all = Vec::new();
+    let mut cursor = String::new();
+    loop {
+        let page = get::<api::Messages>(&format!(
+            "/sessions/{session_id}/messages?limit=200&cursor={cursor}"
+        ))
+        .await?;
+        all.extend(page.messages);
+        if page.next_cursor.is_empty() {
+            return Ok(all);
+        }
+        cursor = page.next_cursor;
+    }
 }
 
 /// One bundle, with the server's verdict on whether it is active.

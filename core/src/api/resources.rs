@@ -197,8 +197,11 @@ pub struct Message {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Messages {
-    /// The transcript, oldest first.
+    /// A page of the transcript, oldest first.
     pub messages: Vec<Message>,
+    /// Where the next page starts (`?cursor=`); `""` when this is the last.
+    #[serde(default)]
+    pub next_cursor: String,
 }
 
 /// A user (auth on).

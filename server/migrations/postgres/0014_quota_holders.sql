@@ -6,3 +6,6 @@ ALTER TABLE task_sessions ADD COLUMN created_by TEXT NOT NULL DEFAULT '';
 CREATE INDEX task_sessions_created_by ON task_sessions (created_by, state);
 ALTER TABLE mcp_session_owners ADD COLUMN holder TEXT NOT NULL DEFAULT '';
 CREATE INDEX mcp_session_owners_holder ON mcp_session_owners (holder, last_seen);
+-- A user's browser logins are bounded: each login trims that user's
+-- expired and oldest ones.
+CREATE INDEX browser_sessions_user ON browser_sessions (user_id, created_at);

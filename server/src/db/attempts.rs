@@ -9,6 +9,7 @@ use sqlx::AnyExecutor;
 /// One logged attempt.
 #[derive(Debug, Clone)]
 pub struct AttemptRow {
+    pub id: String,
     pub user_name: String,
     pub channel: String,
     pub client: String,
@@ -18,6 +19,7 @@ pub struct AttemptRow {
 }
 
 super::row::from_row!(AttemptRow {
+    id,
     user_name,
     channel,
     client,
@@ -84,19 +86,28 @@ pub async fn unlogged(db: impl AnyExecutor<'_>, pending_id: &str) -> sqlx::Resul
     Ok(count.unwrap_or(0))
 }
 
-/// The attempts on `pending_id`, oldest first.
+/// A page of the attempts on `pending_id`, oldest first, strictly after
+/// `after`; plus whether more exist.
 ///
 /// # Errors
 /// Database errors.
-pub async fn of_bundle(
+pub async fn of_bundle_page(
     db: impl AnyExecutor<'_>,
     pending_id: &str,
-) -> sqlx::Result<Vec<AttemptRow>> {
-    sqlx::query_as(
-        "SELECT user_name, channel, client, outcome, created_at FROM clarification_attempts \
-         WHERE pending_id = $1 ORDER BY created_at, id",
-    )
+    after: Option<&clarify_core::Cursor>,
+    limit: u32,
+) -> sqlx::Result<(Vec<AttemptRow>, bool)> {
+    let (created_at, id) = super::page::binds(after);
+    let rows = sqlx::query_as(super::sql(format!(
+        "SELECT id, user_name, channel, client, outcome, created_at FROM clarification_attempts \
+         WHERE pending_id = $1 AND {} ORDER BY created_at, id LIMIT $4",
+        super::page::after_sql("", after)
+    )))
     .bind(pending_id)
+    .bind(created_at)
+    .bind(id)
+    .bind(super::page::fetch(limit))
     .fetch_all(db)
-    .await
+    .await?;
+    Ok(super::page::split(rows, limit))
 }

@@ -4,6 +4,8 @@
 
 use sqlx::AnyExecutor;
 
+use super::page;
+
 use crate::clock;
 
 /// The message type of one question of a bundle.
@@ -76,19 +78,6 @@ pub async fn insert(db: impl AnyExecutor<'_>, message: &Message) -> sqlx::Result
     Ok(())
 }
 
-/// A session's transcript, oldest first.
-///
-/// # Errors
-/// Database errors.
-pub async fn for_session(db: impl AnyExecutor<'_>, session_id: &str) -> sqlx::Result<Vec<Message>> {
-    sqlx::query_as(super::sql(format!(
-        "SELECT {COLUMNS} FROM task_session_messages WHERE task_session_id = $1 ORDER BY created_at, id"
-    )))
-    .bind(session_id)
-    .fetch_all(db)
-    .await
-}
-
 /// The messages of one bundle, in one query, oldest first.
 ///
 /// # Errors
@@ -114,24 +103,45 @@ pub async fn for_task_page(
     after: Option<&clarify_core::Cursor>,
     limit: u32,
 ) -> sqlx::Result<(Vec<Message>, bool)> {
-    let after_sql = if after.is_some() {
-        "(m.created_at > $2 OR (m.created_at = $2 AND m.id > $3))"
-    } else {
-        "($2 = $2 AND $3 = $3)"
-    };
-    let mut rows: Vec<Message> = sqlx::query_as(super::sql(format!(
+    let (created_at, id) = page::binds(after);
+    let rows = sqlx::query_as(super::sql(format!(
         "SELECT m.id, m.task_session_id, m.task_id, m.turn_id, m.type, m.content, m.metadata, \
          m.created_at, m.updated_at FROM task_session_messages m \
          JOIN task_sessions s ON s.id = m.task_session_id \
-         WHERE s.task_id = $1 AND {after_sql} ORDER BY m.created_at, m.id LIMIT $4"
+         WHERE s.task_id = $1 AND {} ORDER BY m.created_at, m.id LIMIT $4",
+        page::after_sql("m.", after)
     )))
     .bind(task_id)
-    .bind(after.map_or(0, |c| c.created_at))
-    .bind(after.map_or("", |c| c.id.as_str()))
-    .bind(i64::from(limit) + 1)
+    .bind(created_at)
+    .bind(id)
+    .bind(page::fetch(limit))
     .fetch_all(db)
     .await?;
-    let more = rows.len() > limit as usize;
-    rows.truncate(limit as usize);
-    Ok((rows, more))
+    Ok(page::split(rows, limit))
+}
+
+/// A page of one session's transcript, in `(created_at, id)` order
+/// strictly after `after`; plus whether more exist.
+///
+/// # Errors
+/// Database errors.
+pub async fn for_session_page(
+    db: impl AnyExecutor<'_>,
+    session_id: &str,
+    after: Option<&clarify_core::Cursor>,
+    limit: u32,
+) -> sqlx::Result<(Vec<Message>, bool)> {
+    let (created_at, id) = page::binds(after);
+    let rows = sqlx::query_as(super::sql(format!(
+        "SELECT {COLUMNS} FROM task_session_messages \
+         WHERE task_session_id = $1 AND {} ORDER BY created_at, id LIMIT $4",
+        page::after_sql("", after)
+    )))
+    .bind(session_id)
+    .bind(created_at)
+    .bind(id)
+    .bind(page::fetch(limit))
+    .fetch_all(db)
+    .await?;
+    Ok(page::split(rows, limit))
 }

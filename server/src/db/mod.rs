@@ -13,6 +13,7 @@ pub mod mcp_owners;
 pub mod messages;
 pub mod migrations;
 pub mod notifications;
+pub mod page;
 pub mod pending;
 pub mod publishing;
 pub mod replicas;

@@ -215,6 +215,31 @@ pub async fn insert_browser_session(
     Ok(())
 }
 
+/// Forgets `user_id`'s browser sessions that expired by `now`, and all but
+/// the newest `kept` of the rest (issue 26: logins per user are bounded;
+/// the oldest device is logged out, nobody is locked out).
+///
+/// # Errors
+/// Database errors.
+pub async fn trim_browser_sessions(
+    db: impl AnyExecutor<'_>,
+    user_id: &str,
+    now: i64,
+    kept: i64,
+) -> sqlx::Result<u64> {
+    let done = sqlx::query(
+        "DELETE FROM browser_sessions WHERE user_id = $1 AND (expires_at <= $2 OR id NOT IN \
+         (SELECT id FROM browser_sessions WHERE user_id = $1 \
+          ORDER BY created_at DESC, id DESC LIMIT $3))",
+    )
+    .bind(user_id)
+    .bind(now)
+    .bind(kept)
+    .execute(db)
+    .await?;
+    Ok(done.rows_affected())
+}
+
 /// The user of a live browser session whose login token is still valid.
 ///
 /// # Errors

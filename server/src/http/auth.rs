@@ -17,6 +17,10 @@ use crate::ids::{hash_secret, new_id, new_secret};
 /// How long a browser stays logged in.
 const BROWSER_SESSION_SECS: i64 = 30 * 86_400;
 
+/// Browser logins one user keeps at once; a login beyond logs the oldest
+/// out (issue 26).
+pub const LOGINS_PER_USER: i64 = 32;
+
 /// Exchanges a personal access token for an HttpOnly session cookie.
 #[utoipa::path(
     post,
@@ -42,8 +46,9 @@ pub async fn login(
     };
     let secret = new_secret("clk_web_");
     let expires_at = now + BROWSER_SESSION_SECS * 1_000_000;
+    let mut tx = state.db().begin_write().await?;
     users::insert_browser_session(
-        state.db().pool(),
+        &mut *tx,
         &new_id(),
         &user.id,
         &token_id,
@@ -52,6 +57,8 @@ pub async fn login(
         expires_at,
     )
     .await?;
+    users::trim_browser_sessions(&mut *tx, &user.id, now, LOGINS_PER_USER).await?;
+    tx.commit().await?;
     let cookie = format!(
         "{COOKIE_NAME}={secret}; Path=/; HttpOnly; SameSite=Lax; Max-Age={BROWSER_SESSION_SECS}{}",
         secure_attribute(&headers)

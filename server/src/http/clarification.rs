@@ -9,7 +9,7 @@ use clarify_core::{Attempts, Channel, ErrorBody, RespondBody, Submission, api};
 use serde::Deserialize;
 
 use super::error::{Error, Result};
-use super::extract::{Path, Query};
+use super::extract::{PageQuery, Path, Query};
 use super::json::Json;
 use crate::AppState;
 use crate::auth::Caller;
@@ -189,9 +189,10 @@ fn channel_of(headers: &HeaderMap) -> Channel {
     get,
     path = "/clarification/{id}/attempts",
     tag = "clarification",
-    params(("id" = String, Path, description = "The bundle's pending_id")),
+    params(("id" = String, Path, description = "The bundle's pending_id"), PageQuery),
     responses(
-        (status = 200, description = "The attempts log", body = Attempts),
+        (status = 200, description = "A page of the attempts log (keyset: `next_cursor` continues)", body = Attempts),
+        (status = 400, description = "A `limit` or `cursor` that is not one", body = ErrorBody),
         (status = 404, description = "No such bundle, or not yours to see", body = ErrorBody),
     )
 )]
@@ -199,8 +200,14 @@ pub async fn attempts(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
+    Query(page): Query<PageQuery>,
 ) -> Result<axum::Json<Attempts>> {
-    Ok(axum::Json(state.lifecycle.attempts(&caller, &id).await?))
+    Ok(axum::Json(
+        state
+            .lifecycle
+            .attempts(&caller, &id, page.cursor(), page.limit()?)
+            .await?,
+    ))
 }
 
 /// The agent stopped waiting (it gave up, or moved on): the question stays

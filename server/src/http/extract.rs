@@ -33,6 +33,46 @@ impl From<QueryRejection> for Error {
     }
 }
 
+/// `?limit=&cursor=` of a paged list; read as text so that a bad value
+/// gets our error naming it, not the extractor's.
+#[derive(Debug, Default, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PageQuery {
+    /// Page size (a whole number): default 50, at most 200.
+    pub limit: Option<String>,
+    /// The previous page's `next_cursor`.
+    pub cursor: Option<String>,
+}
+
+impl PageQuery {
+    /// The page size asked for (see [`page_limit`]).
+    ///
+    /// # Errors
+    /// A 400 naming `limit`.
+    pub fn limit(&self) -> Result<Option<i64>, Error> {
+        page_limit(self.limit.as_deref())
+    }
+
+    /// The cursor as given (`""` for the first page).
+    #[must_use]
+    pub fn cursor(&self) -> &str {
+        self.cursor.as_deref().unwrap_or_default().trim()
+    }
+
+    /// The position the cursor names; `None` for the first page.
+    ///
+    /// # Errors
+    /// A 400 naming `cursor` when this server did not issue it.
+    pub fn after(&self) -> Result<Option<clarify_core::Cursor>, Error> {
+        match self.cursor() {
+            "" => Ok(None),
+            text => clarify_core::Cursor::decode(text)
+                .map(Some)
+                .map_err(|e| Error::BadRequest(e.to_string())),
+        }
+    }
+}
+
 /// A page size given as query text (`?limit=`): absent or empty is the
 /// default; anything but a whole number is a 400 naming `limit` (L13).
 pub fn page_limit(text: Option<&str>) -> Result<Option<i64>, Error> {

@@ -11,9 +11,9 @@ use super::{Error, Lifecycle, Result};
 use crate::auth::{self, Caller};
 use crate::clock::{self, now_micros};
 use crate::db::clarification as repo;
-use crate::db::messages;
 use crate::db::pending::{self, PendingQuery};
 use crate::db::tasks;
+use crate::db::{messages, page};
 
 /// Arguments of `list_pending_questions_kandev`.
 #[derive(Debug, Clone, Default)]
@@ -41,7 +41,8 @@ pub struct ConversationPage {
     pub next_cursor: String,
 }
 
-fn cursor(text: &str) -> Result<Option<Cursor>> {
+/// The keyset position a `cursor` argument names; `""` is the start.
+pub(super) fn cursor(text: &str) -> Result<Option<Cursor>> {
     if text.is_empty() {
         return Ok(None);
     }
@@ -183,20 +184,7 @@ impl Lifecycle {
             clamp_limit(limit),
         )
         .await?;
-        let next_cursor = if more {
-            messages
-                .last()
-                .map(|m| {
-                    Cursor {
-                        created_at: m.created_at,
-                        id: m.id.clone(),
-                    }
-                    .encode()
-                })
-                .unwrap_or_default()
-        } else {
-            String::new()
-        };
+        let next_cursor = page::next_cursor(&messages, more, |m| (m.created_at, m.id.clone()));
         Ok(ConversationPage {
             task_id: task_id.to_owned(),
             count: messages.len(),

@@ -1,12 +1,13 @@
 //! Provenance: who resolves a bundle and how ([`Via`], from the adapter),
 //! the attempts that lost, and the log of them all.
 
+use clarify_core::listing::clamp_limit;
 use clarify_core::{ANONYMOUS, AnsweredBy, Attempt, Attempts, Channel, winner};
 
 use super::{Lifecycle, Result};
 use crate::auth::Caller;
 use crate::clock;
-use crate::db::{attempts, users};
+use crate::db::{attempts, page, users};
 use crate::ids::new_id;
 
 /// How an answer arrived, as the adapter that took it knows.
@@ -75,10 +76,20 @@ impl Lifecycle {
     ///
     /// # Errors
     /// 404 unknown or foreign.
-    pub async fn attempts(&self, caller: &Caller, pending_id: &str) -> Result<Attempts> {
+    pub async fn attempts(
+        &self,
+        caller: &Caller,
+        pending_id: &str,
+        cursor_text: &str,
+        limit: Option<i64>,
+    ) -> Result<Attempts> {
         let bundle = self.authorized_bundle(caller, pending_id).await?;
+        let after = super::discovery::cursor(cursor_text.trim())?;
+        let limit = clamp_limit(limit);
         let mut list = Vec::new();
-        if winner(&bundle.messages).is_some()
+        // The winner heads the first page, beside `limit` later attempts.
+        if after.is_none()
+            && winner(&bundle.messages).is_some()
             && let Some(by) = bundle
                 .messages
                 .iter()
@@ -90,7 +101,10 @@ impl Lifecycle {
                 outcome: "won".to_owned(),
             });
         }
-        for row in attempts::of_bundle(self.db.pool(), pending_id).await? {
+        let (rows, more_rows) =
+            attempts::of_bundle_page(self.db.pool(), pending_id, after.as_ref(), limit).await?;
+        let next_cursor = page::next_cursor(&rows, more_rows, |r| (r.created_at, r.id.clone()));
+        for row in rows {
             list.push(Attempt {
                 by: AnsweredBy {
                     user: row.user_name,
@@ -106,6 +120,7 @@ impl Lifecycle {
             pending_id: pending_id.to_owned(),
             attempts: list,
             more: u64::try_from(more).unwrap_or(0),
+            next_cursor,
         })
     }
 }

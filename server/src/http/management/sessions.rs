@@ -3,14 +3,15 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
+use clarify_core::listing::clamp_limit;
 use clarify_core::{ErrorBody, SessionState, api};
 
 use crate::AppState;
 use crate::auth::Caller;
 use crate::clock::now_micros;
-use crate::db::{messages, sessions, turns};
+use crate::db::{self, messages, sessions, turns};
 use crate::http::error::{Error, Result};
-use crate::http::extract::Path;
+use crate::http::extract::{PageQuery, Path, Query};
 use crate::http::json::Json;
 use crate::ids::{hash_secret, new_id, new_secret};
 use crate::lifecycle::projection;
@@ -227,9 +228,10 @@ pub async fn complete_turn(
     get,
     path = "/sessions/{id}/messages",
     tag = "sessions",
-    params(("id" = String, Path, description = "The session's id")),
+    params(("id" = String, Path, description = "The session's id"), PageQuery),
     responses(
-        (status = 200, description = "The transcript, oldest first", body = api::Messages),
+        (status = 200, description = "A page of the transcript, oldest first (keyset: `next_cursor` continues)", body = api::Messages),
+        (status = 400, description = "A `limit` or `cursor` that is not one", body = ErrorBody),
         (status = 404, description = "No such session, or not yours to see", body = ErrorBody),
     )
 )]
@@ -237,10 +239,15 @@ pub async fn list_messages(
     State(state): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
+    Query(page): Query<PageQuery>,
 ) -> Result<impl IntoResponse> {
+    let limit = clamp_limit(page.limit()?);
+    let after = page.after()?;
     visible_session(&state, &caller, &id).await?;
-    let list = messages::for_session(state.db().pool(), &id).await?;
+    let (list, more) =
+        messages::for_session_page(state.db().pool(), &id, after.as_ref(), limit).await?;
     Ok(axum::Json(api::Messages {
+        next_cursor: db::page::next_cursor(&list, more, |m| (m.created_at, m.id.clone())),
         messages: list.into_iter().map(Into::into).collect(),
     }))
 }
