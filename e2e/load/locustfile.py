@@ -1,6 +1,7 @@
 """Clarify under load (issue 13), for Locust: agents ask and block (REST long
 polls and MCP tool calls), people and programs list and answer (MCP and
-REST), browsers watch the event WebSocket.
+REST), browsers watch the event WebSocket, and detached agents are resumed
+by a slow webhook (run.py's, issue 26).
 
 Every request kind is its own Locust name, so the report gives p50/p99 per
 kind. Statuses the contract defines as normal are successes: 504 from
@@ -13,6 +14,7 @@ Run through run.py, which starts the server and samples its memory.
 
 import itertools
 import json
+import os
 import random
 import time
 
@@ -22,6 +24,7 @@ from locust import HttpUser, between, events, task
 SERVER_ERRORS = 0
 WAIT_TIMEOUTS = 0
 _ids = itertools.count(1)
+SLOW_WEBHOOK = os.environ.get("CLARIFY_LOAD_SLOW_WEBHOOK", "")
 
 
 def _json(response):
@@ -43,13 +46,14 @@ def _check(response, ok=(200, 201)):
     response.failure(f"{response.status_code}: {response.text[:200]}")
 
 
-def new_session(client, title):
-    """A task and a session of it, as an agent's host makes them; returns
-    the session's agent token."""
+def new_session(client, title, resume=None):
+    """A task and a session of it (resumed as `resume` says, if given), as
+    an agent's host makes them; returns the session's agent token."""
     with client.post("/api/v1/tasks", json={"title": title}, name="create task", catch_response=True) as r:
         _check(r)
         task_id = _json(r).get("id")
-    with client.post(f"/api/v1/tasks/{task_id}/sessions", json={}, name="create session", catch_response=True) as r:
+    body = {"resume": resume} if resume else {}
+    with client.post(f"/api/v1/tasks/{task_id}/sessions", json=body, name="create session", catch_response=True) as r:
         _check(r)
         return _json(r).get("agent_token")
 
@@ -193,6 +197,24 @@ class McpAgent(HttpUser):
     @task
     def ask(self):
         self.mcp.tool("ask_user_question_kandev", {"questions": question(next(_ids))})
+
+
+class DetachedAgent(HttpUser):
+    """An agent that asks and moves on: its answer resumes it through a
+    webhook that takes seconds to answer, which must delay only itself."""
+
+    weight = 1 if SLOW_WEBHOOK else 0
+    wait_time = between(1.0, 3.0)
+
+    def on_start(self):
+        self.token = new_session(self.client, "detached agent", {"webhook_url": SLOW_WEBHOOK})
+
+    @task
+    def ask_and_move_on(self):
+        auth = {"Authorization": f"Bearer {self.token}"}
+        body = {"questions": question(next(_ids))}
+        with self.client.post("/api/v1/clarification/request", json=body, headers=auth, name="ask (REST, detached)", catch_response=True) as r:
+            _check(r)
 
 
 class Answerer(HttpUser):

@@ -20,6 +20,7 @@ import threading
 import time
 from pathlib import Path
 
+from hostile import IdleSockets, SlowReceiver
 from serve import serve
 
 HERE = Path(__file__).resolve().parent
@@ -44,11 +45,19 @@ def main():
     parser.add_argument("--spawn-rate", type=float, default=10)
     parser.add_argument("--rss-slack", type=float, default=15.0, help="percent")
     parser.add_argument("--sample-every", type=float, default=5.0, help="seconds")
+    parser.add_argument("--slow-webhook", type=float, default=5.0, help="seconds it takes to answer")
+    parser.add_argument("--idle", type=int, default=300, help="idle connections held")
+    parser.add_argument("--drip", type=int, default=50, help="slow-drip connections held")
     args = parser.parse_args()
 
-    with tempfile.TemporaryDirectory() as directory, serve(args.binary, directory) as (server, base):
+    # Issue 26: the operator's notices and detached agents' resumes go to a
+    # slow target, and a client holds idle connections, while the load runs.
+    slow = SlowReceiver(args.slow_webhook)
+    flags = ["--notify-webhook", slow.url]
+    with tempfile.TemporaryDirectory() as directory, serve(args.binary, directory, flags) as (server, base):
         samples = []
         stop = threading.Event()
+        idle = IdleSockets(base, args.idle, args.drip)
         try:
 
             def sample():
@@ -75,17 +84,33 @@ def main():
                 ],
                 capture_output=True,
                 text=True,
+                env={**os.environ, "CLARIFY_LOAD_SLOW_WEBHOOK": slow.url},
             )
             stop.set()
+            idle.close()
             sampler.join()
             samples.append((samples[-1][0] + args.sample_every if samples else 0, rss_kib(server.pid)))
             print(locust.stderr[-4000:] if locust.returncode else "", end="")
             server_errors = [
                 l for l in locust.stdout.splitlines() if l.startswith(("server errors", "waits that"))
             ]
+            server_errors.append(
+                f"slow webhook ({args.slow_webhook:.0f} s an answer): {slow.received} notices and resumes received"
+            )
+            server_errors.append(
+                f"held connections ({args.idle} idle, {args.drip} slow-drip): {idle.closed} closed by the server, each reopened"
+            )
             ok = report(prefix, samples, args, server_errors)
+            if slow.received == 0:
+                print("FAILED: the slow webhook was sent nothing")
+                ok = False
+            if idle.closed < args.idle + args.drip:
+                print("FAILED: the server left idle connections open past its header timeout")
+                ok = False
         finally:
             stop.set()
+            idle.close()
+            slow.close()
     sys.exit(0 if ok and locust.returncode == 0 else 1)
 
 
