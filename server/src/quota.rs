@@ -8,6 +8,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::auth::Caller;
 
+/// Open sessions one user may have created, by default
+/// (`--max-open-sessions`); a user's long waits are bounded at twice this.
+pub const MAX_OPEN_SESSIONS: usize = 1000;
+
 /// Why a place was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Full {

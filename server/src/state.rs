@@ -13,9 +13,6 @@ use crate::lifecycle::{
 };
 use crate::waiters::Waiters;
 
-/// Open sessions one user may have created, by default.
-pub const MAX_OPEN_SESSIONS: usize = 1000;
-
 /// How the server was started.
 #[derive(Clone, Debug, Default)]
 pub struct Config {
@@ -54,7 +51,7 @@ pub struct Config {
     /// caller).
     pub mcp_sessions_per_user: Option<usize>,
     /// Open (non-terminal) sessions one user may have created
-    /// (`--max-open-sessions`); [`MAX_OPEN_SESSIONS`] when unset. Long
+    /// (`--max-open-sessions`); [`crate::quota::MAX_OPEN_SESSIONS`] when unset. Long
     /// waits per user are bounded at twice this.
     pub max_open_sessions: Option<usize>,
     /// Event sockets one user (with their agents) may hold open; 64 when
@@ -89,7 +86,8 @@ impl Config {
     /// Open sessions one user may have created.
     #[must_use]
     pub fn max_open_sessions(&self) -> usize {
-        self.max_open_sessions.unwrap_or(MAX_OPEN_SESSIONS)
+        self.max_open_sessions
+            .unwrap_or(crate::quota::MAX_OPEN_SESSIONS)
     }
 
     /// What resume targets may do: the allowed programs, and with auth on

@@ -109,7 +109,7 @@ impl Lifecycle {
             shutdown,
             question_ttl: None,
             notifications: Notifications::default(),
-            waits: waits(2 * crate::state::MAX_OPEN_SESSIONS),
+            waits: waits(2 * crate::quota::MAX_OPEN_SESSIONS),
         }
     }
 
