@@ -122,6 +122,25 @@ impl TestServer {
             .0
     }
 
+    /// Logs a browser in with `token`; returns its `Set-Cookie` header.
+    ///
+    /// # Panics
+    /// When the login is refused.
+    pub async fn login(&self, token: &str) -> String {
+        let login = self
+            .client
+            .post(self.url("/api/v1/auth/login"))
+            .json(&json!({ "token": token }))
+            .send()
+            .await
+            .expect("log in");
+        assert_eq!(login.status(), 200, "log in");
+        login.headers()["set-cookie"]
+            .to_str()
+            .expect("a cookie")
+            .to_owned()
+    }
+
     /// The API as an unauthenticated caller.
     #[must_use]
     pub fn api(&self) -> Api<'_> {

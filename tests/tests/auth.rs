@@ -485,14 +485,7 @@ async fn revoked_and_expired_tokens_are_refused_and_none_is_stored_in_clear() {
     // holds a token, an agent token or a cookie secret in clear.
     let carol = server.token("carol").await;
     let (_, _, agent) = server.as_token(&carol).session(None).await;
-    let login = server
-        .client()
-        .post(server.url("/api/v1/auth/login"))
-        .json(&json!({"token": carol}))
-        .send()
-        .await
-        .unwrap();
-    let cookie = login.headers()["set-cookie"].to_str().unwrap().to_owned();
+    let cookie = server.login(&carol).await;
     let cookie_secret = cookie
         .split(';')
         .next()

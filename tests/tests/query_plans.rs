@@ -161,10 +161,7 @@ async fn notification_delivery_reads_only_the_queued_rows() {
     .execute(server.db().pool())
     .await
     .unwrap();
-    sqlx::query("ANALYZE")
-        .execute(server.db().pool())
-        .await
-        .unwrap();
+    analyze(&server).await;
     // Migration 0010's and 0012's indexes hold queued rows only:
     // delivered and given up notices (a day of them is kept) are never
     // read by the sweep, neither to find the targets due nor to read one
@@ -270,10 +267,7 @@ async fn counting_a_user_s_open_sessions_reads_an_index() {
     .execute(server.db().pool())
     .await
     .unwrap();
-    sqlx::query("ANALYZE")
-        .execute(server.db().pool())
-        .await
-        .unwrap();
+    analyze(&server).await;
     let sql = clarify_server::db::sessions::open_count_sql();
     let steps = plan(&server, &sql, &[Param::Text]).await;
     assert!(
@@ -281,4 +275,12 @@ async fn counting_a_user_s_open_sessions_reads_an_index() {
         "counts from the index: {steps:#?}"
     );
     server.stop().await;
+}
+
+/// Statistics for the planners, as a long-lived database has them.
+async fn analyze(server: &TestServer) {
+    sqlx::query("ANALYZE")
+        .execute(server.db().pool())
+        .await
+        .unwrap();
 }

@@ -217,15 +217,7 @@ async fn a_user_s_browser_logins_are_bounded_and_the_oldest_is_logged_out() {
     let alice = server.token("alice").await;
     let mut cookies = Vec::new();
     for _ in 0..33 {
-        let login = server
-            .client()
-            .post(server.url("/api/v1/auth/login"))
-            .json(&json!({"token": alice}))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(login.status(), 200);
-        let cookie = login.headers()["set-cookie"].to_str().unwrap();
+        let cookie = server.login(&alice).await;
         cookies.push(cookie.split(';').next().unwrap().to_owned());
     }
     let tasks_with = |cookie: &str| {

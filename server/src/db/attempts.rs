@@ -97,17 +97,7 @@ pub async fn of_bundle_page(
     after: Option<&clarify_core::Cursor>,
     limit: u32,
 ) -> sqlx::Result<(Vec<AttemptRow>, bool)> {
-    let (created_at, id) = super::page::binds(after);
-    let rows = sqlx::query_as(super::sql(format!(
-        "SELECT id, user_name, channel, client, outcome, created_at FROM clarification_attempts \
-         WHERE pending_id = $1 AND {} ORDER BY created_at, id LIMIT $4",
-        super::page::after_sql("", after)
-    )))
-    .bind(pending_id)
-    .bind(created_at)
-    .bind(id)
-    .bind(super::page::fetch(limit))
-    .fetch_all(db)
-    .await?;
-    Ok(super::page::split(rows, limit))
+    let select = "SELECT id, user_name, channel, client, outcome, created_at \
+         FROM clarification_attempts WHERE pending_id = $1";
+    super::page::fetch_page(db, select, "", pending_id, after, limit).await
 }

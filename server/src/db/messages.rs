@@ -103,21 +103,10 @@ pub async fn for_task_page(
     after: Option<&clarify_core::Cursor>,
     limit: u32,
 ) -> sqlx::Result<(Vec<Message>, bool)> {
-    let (created_at, id) = page::binds(after);
-    let rows = sqlx::query_as(super::sql(format!(
-        "SELECT m.id, m.task_session_id, m.task_id, m.turn_id, m.type, m.content, m.metadata, \
-         m.created_at, m.updated_at FROM task_session_messages m \
-         JOIN task_sessions s ON s.id = m.task_session_id \
-         WHERE s.task_id = $1 AND {} ORDER BY m.created_at, m.id LIMIT $4",
-        page::after_sql("m.", after)
-    )))
-    .bind(task_id)
-    .bind(created_at)
-    .bind(id)
-    .bind(page::fetch(limit))
-    .fetch_all(db)
-    .await?;
-    Ok(page::split(rows, limit))
+    let select = "SELECT m.id, m.task_session_id, m.task_id, m.turn_id, m.type, m.content, \
+         m.metadata, m.created_at, m.updated_at FROM task_session_messages m \
+         JOIN task_sessions s ON s.id = m.task_session_id WHERE s.task_id = $1";
+    page::fetch_page(db, select, "m.", task_id, after, limit).await
 }
 
 /// A page of one session's transcript, in `(created_at, id)` order
@@ -131,17 +120,6 @@ pub async fn for_session_page(
     after: Option<&clarify_core::Cursor>,
     limit: u32,
 ) -> sqlx::Result<(Vec<Message>, bool)> {
-    let (created_at, id) = page::binds(after);
-    let rows = sqlx::query_as(super::sql(format!(
-        "SELECT {COLUMNS} FROM task_session_messages \
-         WHERE task_session_id = $1 AND {} ORDER BY created_at, id LIMIT $4",
-        page::after_sql("", after)
-    )))
-    .bind(session_id)
-    .bind(created_at)
-    .bind(id)
-    .bind(page::fetch(limit))
-    .fetch_all(db)
-    .await?;
-    Ok(page::split(rows, limit))
+    let select = format!("SELECT {COLUMNS} FROM task_session_messages WHERE task_session_id = $1");
+    page::fetch_page(db, &select, "", session_id, after, limit).await
 }

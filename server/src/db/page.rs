@@ -3,12 +3,46 @@
 //! that says whether another page follows.
 
 use clarify_core::Cursor;
+use sqlx::AnyExecutor;
+use sqlx::any::AnyRow;
+
+/// A page of `limit` rows of `select` (which filters on `$1` = `key`; this
+/// appends the keyset condition, the order and the limit), strictly after
+/// `after`; plus whether more follow. `alias` prefixes the columns (`"m."`)
+/// when `select` joins.
+///
+/// # Errors
+/// Database errors.
+pub async fn fetch_page<T>(
+    db: impl AnyExecutor<'_>,
+    select: &str,
+    alias: &str,
+    key: &str,
+    after: Option<&Cursor>,
+    limit: u32,
+) -> sqlx::Result<(Vec<T>, bool)>
+where
+    T: for<'r> sqlx::FromRow<'r, AnyRow> + Send + Unpin,
+{
+    let (created_at, id) = binds(after);
+    let rows = sqlx::query_as(super::sql(format!(
+        "{select} AND {} ORDER BY {alias}created_at, {alias}id LIMIT $4",
+        after_sql(alias, after)
+    )))
+    .bind(key)
+    .bind(created_at)
+    .bind(id)
+    .bind(fetch(limit))
+    .fetch_all(db)
+    .await?;
+    Ok(split(rows, limit))
+}
 
 /// SQL that holds for the rows of `alias` after `$2`, `$3` (the cursor's
 /// `created_at` and `id`) when there is a cursor, and for every row when
 /// not (both still bound, so each query has one shape of parameters).
 #[must_use]
-pub fn after_sql(alias: &str, after: Option<&Cursor>) -> String {
+fn after_sql(alias: &str, after: Option<&Cursor>) -> String {
     if after.is_some() {
         format!("({alias}created_at > $2 OR ({alias}created_at = $2 AND {alias}id > $3))")
     } else {
@@ -18,7 +52,7 @@ pub fn after_sql(alias: &str, after: Option<&Cursor>) -> String {
 
 /// The cursor's binds for [`after_sql`]: `created_at`, then `id`.
 #[must_use]
-pub fn binds(after: Option<&Cursor>) -> (i64, &str) {
+fn binds(after: Option<&Cursor>) -> (i64, &str) {
     (
         after.map_or(0, |c| c.created_at),
         after.map_or("", |c| c.id.as_str()),
@@ -27,14 +61,14 @@ pub fn binds(after: Option<&Cursor>) -> (i64, &str) {
 
 /// What to ask the database for: one row more than a page.
 #[must_use]
-pub fn fetch(limit: u32) -> i64 {
+fn fetch(limit: u32) -> i64 {
     i64::from(limit) + 1
 }
 
 /// A page of `limit` from `rows` fetched with [`fetch`], and whether more
 /// follow.
 #[must_use]
-pub fn split<T>(mut rows: Vec<T>, limit: u32) -> (Vec<T>, bool) {
+fn split<T>(mut rows: Vec<T>, limit: u32) -> (Vec<T>, bool) {
     let limit = limit as usize;
     let more = rows.len() > limit;
     rows.truncate(limit);
