@@ -16,6 +16,9 @@ pub const COOKIE_NAME: &str = "clarify_session";
 /// The prefix of agent tokens.
 pub const AGENT_PREFIX: &str = "clk_agent_";
 
+/// The prefix of browser session secrets (the login cookie's value).
+pub const WEB_PREFIX: &str = "clk_web_";
+
 /// The bearer token of a request, if any.
 #[must_use]
 pub fn bearer(headers: &HeaderMap) -> Option<&str> {

@@ -44,7 +44,7 @@ pub async fn login(
     let Some((user, token_id)) = found else {
         return Err(Error::BadCredentials("token: not a valid access token"));
     };
-    let secret = new_secret("clk_web_");
+    let secret = new_secret(crate::auth::identify::WEB_PREFIX);
     let expires_at = now + BROWSER_SESSION_SECS * 1_000_000;
     let mut tx = state.db().begin_write().await?;
     users::insert_browser_session(

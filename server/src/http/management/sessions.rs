@@ -115,7 +115,7 @@ pub async fn create_session(
     }
     visible_task(&state, &caller, &task_id).await?;
     let now = now_micros();
-    let token = new_secret("clk_agent_");
+    let token = new_secret(crate::auth::identify::AGENT_PREFIX);
     let session = sessions::Session {
         id: new_id(),
         task_id,
