@@ -276,6 +276,46 @@ async fn without_auth_one_client_cannot_lock_the_others_out_of_mcp() {
     server.stop().await;
 }
 
+/// Without auth every local client is the one caller: at the share's end
+/// the least recently used session gives way instead of the newcomer
+/// being refused (the conformance suite, run after run against one
+/// server, locked itself and every other client out after 256 sessions).
+#[tokio::test]
+async fn without_auth_a_full_share_makes_room_for_a_new_client() {
+    let server = TestServer::start_with(Config {
+        mcp_sessions_per_user: Some(2),
+        ..Config::default()
+    })
+    .await;
+    let mut ids = Vec::new();
+    for n in 0..3 {
+        let opened = initialize(&server, None).await;
+        assert_eq!(opened.status(), 200, "session {n} is let in");
+        ids.push(
+            opened.headers()["mcp-session-id"]
+                .to_str()
+                .unwrap()
+                .to_owned(),
+        );
+    }
+    let end = |id: &str| {
+        server
+            .client()
+            .delete(server.url("/mcp"))
+            .header("mcp-session-id", id)
+            .send()
+    };
+    assert_eq!(
+        end(&ids[0]).await.unwrap().status(),
+        404,
+        "the oldest gave way"
+    );
+    for id in &ids[1..] {
+        assert!(end(id).await.unwrap().status().is_success(), "{id} lives");
+    }
+    server.stop().await;
+}
+
 /// Issue 26 item 6: sixteen MCP sessions whose `initialize` carried a
 /// 900 KB `clientInfo.name` took the server from 22 to 128 MB (the
 /// parameters live with the session). Now an `initialize` over 64 KiB is

@@ -73,6 +73,20 @@ pub async fn live_count(db: impl AnyExecutor<'_>, holder: &str, since: i64) -> s
     Ok(count)
 }
 
+/// The session counted against `holder` that was used least recently.
+///
+/// # Errors
+/// Database errors.
+pub async fn oldest(db: impl AnyExecutor<'_>, holder: &str) -> sqlx::Result<Option<String>> {
+    sqlx::query_scalar(
+        "SELECT session_hash FROM mcp_session_owners WHERE holder = $1 \
+         ORDER BY last_seen, created_at LIMIT 1",
+    )
+    .bind(holder)
+    .fetch_optional(db)
+    .await
+}
+
 /// Forgets the session `session_hash` (it was ended).
 ///
 /// # Errors

@@ -2,12 +2,16 @@
 //! session (`Mcp-Session-Id`) is served only for that same identity, so a
 //! session id that leaks (a log, a proxy) is useless under another token.
 //! Any other caller is told the session does not exist, which MCP clients
-//! answer by initializing a session of their own. An identity may hold a
+//! answer by initializing a session of their own. A user may hold a
 //! bounded number of live sessions, and a request body is bounded too.
+
+use std::sync::Arc;
 
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse as _, Response};
+use rmcp::transport::streamable_http_server::session::SessionManager as _;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
 use crate::AppState;
 use crate::auth::Caller;
@@ -47,11 +51,52 @@ pub const PER_USER: usize = 16;
 /// Live MCP sessions the one caller of a server without auth may hold, by
 /// default: every client of the machine's owner is that caller, so the
 /// share is a population's (issue 26: the conformance suite opens one per
-/// scenario and ends few), still a bound on memory.
+/// scenario and ends few), still a bound on memory; beyond it the least
+/// recently used gives way ([`evict_oldest`]).
 pub const PER_UNSCOPED: usize = 256;
 
 /// What a refused `initialize` tells the client to wait before another.
 const RETRY_AFTER_SECONDS: u64 = 30;
+
+/// The sessions rmcp holds in this process for one surface, so that an
+/// evicted session's memory goes with it.
+pub type Sessions = Arc<LocalSessionManager>;
+
+/// The key a session is recorded by: a hash of its surface and id, never
+/// the id itself.
+fn session_key(surface: &str, session: &str) -> String {
+    hash_secret(&format!("{surface}\n{session}"))
+}
+
+/// Without auth every local client is the one caller, so a full share is
+/// not refused: the least recently used session gives way (its client is
+/// told 404 next and initializes anew, as MCP clients do), and no client
+/// can lock the others out (issue 26: the conformance suite run after run
+/// against one server).
+async fn evict_oldest(
+    pool: &sqlx::AnyPool,
+    holder: &str,
+    surface: &str,
+    sessions: &LocalSessionManager,
+) -> sqlx::Result<()> {
+    let Some(hash) = mcp_owners::oldest(pool, holder).await? else {
+        return Ok(());
+    };
+    mcp_owners::forget(pool, &hash).await?;
+    let victim = sessions
+        .sessions
+        .read()
+        .await
+        .keys()
+        .find(|id| session_key(surface, id) == hash)
+        .cloned();
+    if let Some(id) = victim
+        && let Err(error) = sessions.close_session(&id).await
+    {
+        tracing::warn!(%error, "an evicted MCP session could not be closed; it idles out");
+    }
+    Ok(())
+}
 
 /// The credential a session is bound to: another token of the same user
 /// cannot use it (its quota, though, is the user's: [`Caller::holder`]).
@@ -98,7 +143,7 @@ fn too_many(id: &serde_json::Value, cap: usize) -> Response {
 /// keys the sessions, so a surface never sees another's; the agent surface
 /// has none).
 pub async fn bind(
-    State((state, surface)): State<(AppState, &'static str)>,
+    State((state, surface, sessions)): State<(AppState, &'static str, Sessions)>,
     request: Request,
     next: Next,
 ) -> Response {
@@ -107,7 +152,7 @@ pub async fn bind(
     };
     let owner = owner(&caller);
     let holder = caller.holder();
-    let key = |session: &str| hash_secret(&format!("{surface}\n{session}"));
+    let key = |session: &str| session_key(surface, session);
     let named = request
         .headers()
         .get(SESSION_HEADER)
@@ -150,7 +195,12 @@ pub async fn bind(
                 );
                 match mcp_owners::live_count(pool, &holder, now - micros(LIVE)).await {
                     Ok(live) if usize::try_from(live).unwrap_or(usize::MAX) >= cap => {
-                        return too_many(&id, cap);
+                        if !matches!(caller, Caller::Unscoped) {
+                            return too_many(&id, cap);
+                        }
+                        if let Err(error) = evict_oldest(pool, &holder, surface, &sessions).await {
+                            return Error::from(error).into_response();
+                        }
                     }
                     Ok(_) => {}
                     Err(error) => return Error::from(error).into_response(),

@@ -45,6 +45,7 @@ pub fn routes(state: &AppState) -> Router<AppState> {
             .disable_allowed_hosts()
             .with_cancellation_token(state.shutdown.child_token())
     };
+    let sessions: binding::Sessions = Arc::new(LocalSessionManager::default());
     let external = {
         let state = state.clone();
         let mut config = config();
@@ -56,7 +57,7 @@ pub fn routes(state: &AppState) -> Router<AppState> {
         }
         StreamableHttpService::new(
             move || Ok(external::ExternalServer::new(state.clone())),
-            Arc::new(LocalSessionManager::default()),
+            sessions.clone(),
             config,
         )
     };
@@ -81,7 +82,10 @@ pub fn routes(state: &AppState) -> Router<AppState> {
         .layer(from_fn_with_state(state.clone(), require_agent));
     let external_routes = Router::new()
         .nest_service("/mcp", external)
-        .layer(from_fn_with_state((state.clone(), "mcp"), binding::bind))
+        .layer(from_fn_with_state(
+            (state.clone(), "mcp", sessions),
+            binding::bind,
+        ))
         .layer(RequestBodyLimitLayer::new(binding::MAX_BODY))
         .layer(from_fn_with_state(state.clone(), require_identity));
     agent_routes.merge(external_routes)
