@@ -2,6 +2,8 @@
 
 use serde_json::Value;
 
+use crate::TestServer;
+
 /// A browser's live event stream (`/api/v1/ws`) on one server.
 pub type EventSocket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
@@ -42,5 +44,39 @@ pub async fn closed_with(
             Some(Ok(_)) => {}
             other => panic!("no close frame: {other:?}"),
         }
+    }
+}
+
+impl TestServer {
+    /// Opens the live event stream as an unauthenticated browser.
+    ///
+    /// # Panics
+    /// When the upgrade fails.
+    pub async fn events(&self) -> EventSocket {
+        tokio_tungstenite::connect_async(self.url("/api/v1/ws").replace("http://", "ws://"))
+            .await
+            .expect("websocket")
+            .0
+    }
+
+    /// Opens the live event stream with `token` as its bearer.
+    ///
+    /// # Panics
+    /// When the upgrade fails.
+    pub async fn events_as(&self, token: &str) -> EventSocket {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
+        let mut request = self
+            .url("/api/v1/ws")
+            .replace("http://", "ws://")
+            .into_client_request()
+            .expect("a WebSocket request");
+        request.headers_mut().insert(
+            "authorization",
+            format!("Bearer {token}").parse().expect("a header"),
+        );
+        tokio_tungstenite::connect_async(request)
+            .await
+            .expect("websocket")
+            .0
     }
 }

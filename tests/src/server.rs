@@ -11,7 +11,6 @@ use tokio::task::JoinHandle;
 
 use crate::client::Api;
 use crate::database::TestDatabase;
-use crate::events::EventSocket;
 use crate::receiver::Receiver;
 
 /// A running server. Dropping it shuts the server down.
@@ -359,40 +358,6 @@ pub async fn insert_session(
         .await
         .expect("insert a session");
     session.id
-}
-
-impl TestServer {
-    /// Opens the live event stream as an unauthenticated browser.
-    ///
-    /// # Panics
-    /// When the upgrade fails.
-    pub async fn events(&self) -> EventSocket {
-        tokio_tungstenite::connect_async(self.url("/api/v1/ws").replace("http://", "ws://"))
-            .await
-            .expect("websocket")
-            .0
-    }
-
-    /// Opens the live event stream with `token` as its bearer.
-    ///
-    /// # Panics
-    /// When the upgrade fails.
-    pub async fn events_as(&self, token: &str) -> EventSocket {
-        use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
-        let mut request = self
-            .url("/api/v1/ws")
-            .replace("http://", "ws://")
-            .into_client_request()
-            .expect("a WebSocket request");
-        request.headers_mut().insert(
-            "authorization",
-            format!("Bearer {token}").parse().expect("a header"),
-        );
-        tokio_tungstenite::connect_async(request)
-            .await
-            .expect("websocket")
-            .0
-    }
 }
 
 impl Drop for TestServer {
