@@ -1,5 +1,5 @@
 //! Clarify's server: the HTTP API, the MCP surfaces and the web overlay,
-//! assembled into one axum [`Router`] by [`app`] and run by [`serve`].
+//! assembled into one axum [`Router`] by [`app`] and run by [`serve()`].
 
 pub mod auth;
 pub mod cli;

@@ -30,7 +30,7 @@ impl Lifecycle {
     /// session has none open) and puts the session in `WAITING_FOR_INPUT`.
     /// An identical active request returns the existing `pending_id`.
     /// `attach`: the agent is about to poll for the answer, so it counts as
-    /// attached (for [`waiters::GRACE`]) from the moment the bundle exists.
+    /// attached (for [`crate::waiters::GRACE`]) from the moment the bundle exists.
     ///
     /// # Errors
     /// 400 for an invalid bundle, 404 for an unknown session, 409 for an

@@ -95,7 +95,7 @@ impl Lifecycle {
 
 /// How long a claim may sit undelivered before another replica takes it for
 /// abandoned (its replica died mid-delivery): far longer than any delivery
-/// takes, a resume dispatch being bounded by [`resume::WEBHOOK_TIMEOUT`].
+/// takes, a resume dispatch being bounded by [`super::resume::WEBHOOK_TIMEOUT`].
 /// A replica that stalls longer, or whose clock is that far behind, loses
 /// its claim: every later write of its delivery is fenced off by the claim's
 /// token, so the answer reaches the agent at most once.

@@ -16,7 +16,7 @@ pub async fn finalize(db: &Db, pending_id: &str, now: i64, guard: Guard) -> sqlx
 }
 
 /// How a delivery changes its claimed rows' flags (written only when true,
-/// as [`ClarificationMetadata`] does).
+/// as [`clarify_core::ClarificationMetadata`] does).
 #[derive(Debug, Clone, Copy)]
 enum Flags {
     /// Delivered: no flag left.
@@ -65,7 +65,7 @@ async fn flag_in(
     Ok(done.rows_affected() > 0)
 }
 
-/// [`finalize_in`] as steps of a batch; the returned step changes rows
+/// [`finalize`] as steps of a batch; the returned step changes rows
 /// exactly when the claim was still `guard`'s and is now final.
 pub fn finalize_steps(
     batch: &mut Batch,
