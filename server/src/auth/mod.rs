@@ -54,16 +54,6 @@ impl Caller {
         }
     }
 
-    /// The user id to record as the creator of a session this caller
-    /// creates: an agent's sessions are its creator's (`""` unscoped).
-    #[must_use]
-    pub fn creator(&self) -> &str {
-        match self {
-            Self::User(id) | Self::Agent { creator: id, .. } => id,
-            Self::Unscoped => "",
-        }
-    }
-
     /// The user whose visibility applies to a person's request: `None` for
     /// an unscoped caller, the user's id otherwise. Agent tokens only ask
     /// and wait, so they get [`AgentOnly`].

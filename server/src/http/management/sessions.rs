@@ -126,9 +126,9 @@ pub async fn create_session(
             .map(|r| serde_json::to_string(r).unwrap_or_default())
             .unwrap_or_default(),
         description: description.to_owned(),
-        // An agent's sessions are its creator's: minting tokens from a
-        // token buys no more room (issue 26).
-        created_by: caller.creator().to_owned(),
+        // Its agent counts against this user (issue 26); agent tokens
+        // cannot create sessions at all.
+        created_by: crate::auth::owner_id(&caller).to_owned(),
         created_at: now,
         updated_at: now,
     };
