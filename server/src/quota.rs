@@ -116,6 +116,7 @@ impl Drop for Place {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::auth::Agent;
 
     const SAY: Refusals = Refusals {
         user: "user",
@@ -139,9 +140,12 @@ mod tests {
     #[test]
     fn an_agent_counts_against_the_user_who_created_its_session() {
         let places = Places::new(2, 10, SAY);
-        let agent = |session: &str| Caller::Agent {
-            session_id: session.into(),
-            creator: "alice".into(),
+        let agent = |session: &str| {
+            Caller::Agent(Agent {
+                session_id: session.into(),
+                creator: "alice".into(),
+                scoped: true,
+            })
         };
         let _a = places.open(&Caller::User("alice".into())).unwrap();
         let _b = places.open(&agent("s1")).unwrap();
@@ -150,10 +154,11 @@ mod tests {
             Full::User,
             "a fresh agent token is no fresh quota"
         );
-        let orphan = Caller::Agent {
+        let orphan = Caller::Agent(Agent {
             session_id: "s3".into(),
             creator: String::new(),
-        };
+            scoped: false,
+        });
         assert!(places.open(&orphan).is_ok(), "counted as the unscoped user");
     }
 }

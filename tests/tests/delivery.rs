@@ -120,6 +120,42 @@ async fn the_agents_own_read_collects_and_nobody_elses_does() {
     server.stop().await;
 }
 
+/// With auth off the identity layer still knows an agent by its token
+/// (issue 27, item 3): a tokenless wait, or another session's agent, is an
+/// observer and leaves the kept answer to the asking agent. Before, every
+/// caller without auth counted as the asking agent and collected it.
+#[tokio::test]
+async fn without_auth_only_the_asking_agents_token_collects_a_kept_answer() {
+    let server = TestServer::start().await;
+    let (pending, agent, won) = answered_while_away(&server).await;
+    let (_, _, other_agent) = server.session(None).await;
+    for observer in [None, Some(other_agent.as_str())] {
+        let path = format!("/clarification/{pending}/wait?timeout=1");
+        let (status, seen) = match observer {
+            Some(token) => server.as_token(token).get(&path).await,
+            None => server.get(&path).await,
+        };
+        assert_eq!(
+            (status, &seen["status"]),
+            (200, &json!("answered")),
+            "{seen}"
+        );
+        assert_eq!(
+            view(&server, &pending).await["awaiting_pickup"],
+            true,
+            "{observer:?} only observed"
+        );
+    }
+    let (status, collected) = server
+        .as_token(&agent)
+        .get(&format!("/clarification/{pending}/wait?timeout=1"))
+        .await;
+    assert_eq!(status, 200, "{collected}");
+    assert_eq!(collected["response"]["answers"], won["response"]["answers"]);
+    assert_eq!(view(&server, &pending).await["awaiting_pickup"], false);
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn an_mcp_agent_asking_again_receives_the_answer_kept_for_it() {
     let server = TestServer::start().await;

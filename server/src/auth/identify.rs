@@ -4,8 +4,8 @@
 use axum::http::HeaderMap;
 use axum::http::header::{AUTHORIZATION, COOKIE};
 
-use super::Caller;
 use super::tokens::PAT_PREFIX;
+use super::{Agent, Caller};
 use crate::clock::now_micros;
 use crate::db::{Db, sessions, users};
 use crate::ids::hash_secret;
@@ -41,39 +41,36 @@ pub fn session_cookie(headers: &HeaderMap) -> Option<&str> {
 }
 
 /// The session whose agent token the request carries (`Authorization:
-/// Bearer clk_agent_…`), if any: the one lookup of agent tokens, for the
-/// agent's REST routes, its MCP surface and the identity layer alike.
-///
-/// # Errors
-/// Database errors.
-pub async fn agent_session(
-    db: &Db,
-    headers: &HeaderMap,
-) -> sqlx::Result<Option<sessions::Session>> {
+/// Bearer clk_agent_…`), if any: the one lookup of agent tokens, made by
+/// [`identify`] alone.
+async fn agent_session(db: &Db, headers: &HeaderMap) -> sqlx::Result<Option<sessions::Session>> {
     match bearer(headers).filter(|token| token.starts_with(AGENT_PREFIX)) {
         Some(token) => sessions::by_agent_token_hash(db.pool(), &hash_secret(token)).await,
         None => Ok(None),
     }
 }
 
-/// Who the request is from: `Unscoped` when auth is off, `None` when auth is
-/// on and the request proves no identity.
+/// Who the request is from, resolved once for the whole request: an agent
+/// token makes [`Caller::Agent`] with auth on or off (scoped only under
+/// auth); with auth off anything else is [`Caller::Unscoped`] (A4: an
+/// unknown token is no reason to deny); with auth on, `None` when the
+/// request proves no identity.
 ///
 /// # Errors
 /// Database errors.
 pub async fn identify(db: &Db, headers: &HeaderMap, auth: bool) -> sqlx::Result<Option<Caller>> {
+    if let Some(session) = agent_session(db, headers).await? {
+        return Ok(Some(Caller::Agent(Agent {
+            session_id: session.id,
+            creator: session.created_by,
+            scoped: auth,
+        })));
+    }
     if !auth {
         return Ok(Some(Caller::Unscoped));
     }
     let now = now_micros();
     if let Some(token) = bearer(headers) {
-        if token.starts_with(AGENT_PREFIX) {
-            let session = agent_session(db, headers).await?;
-            return Ok(session.map(|s| Caller::Agent {
-                session_id: s.id,
-                creator: s.created_by,
-            }));
-        }
         if token.starts_with(PAT_PREFIX) {
             let Some((user, token_id)) =
                 users::by_token_hash(db.pool(), &hash_secret(token), now).await?

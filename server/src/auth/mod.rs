@@ -12,32 +12,63 @@ pub mod tokens;
 use crate::db::clarification::Bundle;
 use crate::db::{Db, sessions, visibility};
 
-/// The identity a request carries.
+/// The identity a request carries, resolved once per request by the
+/// identity layer ([`identify::identify`]) and never again.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Caller {
-    /// No identity, or auth is off: authorized for everything (A4).
+    /// Auth is off and the request carries no agent token: authorized for
+    /// everything (A4), and nobody in particular.
     Unscoped,
     /// A user, by id.
     User(String),
-    /// An agent, by the session its token belongs to.
-    Agent {
-        /// The agent's session.
-        session_id: String,
-        /// The user whose request created that session (`""` when auth
-        /// was off, or the session predates the record): the agent's
-        /// connections count against that user's quotas (issue 26).
-        creator: String,
-    },
+    /// An agent, by its session's token, with auth on or off.
+    Agent(Agent),
+}
+
+/// An agent: the session its token belongs to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Agent {
+    /// The agent's session.
+    pub session_id: String,
+    /// The user whose request created that session (`""` when auth
+    /// was off, or the session predates the record): the agent's
+    /// connections count against that user's quotas (issue 26).
+    pub creator: String,
+    /// Auth is on: the agent sees its own session's questions only. With
+    /// auth off it is authorized for everything like any caller (A4: no
+    /// caller is newly denied), but still known, so only it takes the
+    /// delivery of its own bundles' answers.
+    pub scoped: bool,
 }
 
 impl Caller {
-    /// Whether this caller speaks for the agent that asked a bundle it may
-    /// see: an agent token (only ever authorized for its own session's
-    /// bundles) or, with auth off, the machine's one user. Only such a
-    /// caller's wait takes the delivery of an answer.
+    /// The agent this caller is, if it carried a valid agent token.
     #[must_use]
-    pub fn is_asking_agent(&self) -> bool {
-        matches!(self, Self::Agent { .. } | Self::Unscoped)
+    pub fn agent(&self) -> Option<&Agent> {
+        match self {
+            Self::Agent(agent) => Some(agent),
+            Self::Unscoped | Self::User(_) => None,
+        }
+    }
+
+    /// Authorized for everything (A4): auth is off, whoever is calling.
+    #[must_use]
+    pub fn sees_everything(&self) -> bool {
+        match self {
+            Self::Unscoped => true,
+            Self::Agent(agent) => !agent.scoped,
+            Self::User(_) => false,
+        }
+    }
+
+    /// Whether this caller is the agent that asked in `session_id`: only
+    /// that session's agent token is. Only its wait takes the delivery of
+    /// an answer (attaches, collects what is kept for it); anyone else who
+    /// may see the bundle, a tokenless caller with auth off included, only
+    /// observes.
+    #[must_use]
+    pub fn is_asking_agent(&self, session_id: &str) -> bool {
+        self.agent().is_some_and(|a| a.session_id == session_id)
     }
 
     /// Whom this caller's connections, waits and sessions count against
@@ -49,22 +80,22 @@ impl Caller {
     pub fn holder(&self) -> String {
         match self {
             Self::User(id) => format!("user:{id}"),
-            Self::Agent { creator, .. } if !creator.is_empty() => format!("user:{creator}"),
-            Self::Unscoped | Self::Agent { .. } => "unscoped".to_owned(),
+            Self::Agent(Agent { creator, .. }) if !creator.is_empty() => format!("user:{creator}"),
+            Self::Unscoped | Self::Agent(_) => "unscoped".to_owned(),
         }
     }
 
     /// The user whose visibility applies to a person's request: `None` for
-    /// an unscoped caller, the user's id otherwise. Agent tokens only ask
-    /// and wait, so they get [`AgentOnly`].
+    /// a caller who sees everything, the user's id otherwise. Agent tokens
+    /// only ask and wait, so with auth on they get [`AgentOnly`].
     ///
     /// # Errors
-    /// [`AgentOnly`] for an agent.
+    /// [`AgentOnly`] for an agent under auth.
     pub fn person(&self) -> Result<Option<&str>, AgentOnly> {
         match self {
-            Self::Unscoped => Ok(None),
             Self::User(id) => Ok(Some(id)),
-            Self::Agent { .. } => Err(AgentOnly),
+            _ if self.sees_everything() => Ok(None),
+            Self::Unscoped | Self::Agent(_) => Err(AgentOnly),
         }
     }
 }
@@ -79,9 +110,12 @@ pub struct AgentOnly;
 /// # Errors
 /// Database errors.
 pub async fn may_access_task(db: &Db, caller: &Caller, task_id: &str) -> sqlx::Result<bool> {
+    if caller.sees_everything() {
+        return Ok(true);
+    }
     match caller {
         Caller::Unscoped => Ok(true),
-        Caller::Agent { session_id, .. } => Ok(sessions::get(db.pool(), session_id)
+        Caller::Agent(agent) => Ok(sessions::get(db.pool(), &agent.session_id)
             .await?
             .is_some_and(|s| s.task_id == task_id)),
         Caller::User(user_id) => {
@@ -100,9 +134,12 @@ pub async fn may_access_task(db: &Db, caller: &Caller, task_id: &str) -> sqlx::R
 /// # Errors
 /// Database errors.
 pub async fn may_access_bundle(db: &Db, caller: &Caller, bundle: &Bundle) -> sqlx::Result<bool> {
+    if caller.sees_everything() {
+        return Ok(true);
+    }
     match caller {
         Caller::Unscoped => Ok(true),
-        Caller::Agent { session_id, .. } => Ok(bundle.session_id() == session_id),
+        Caller::Agent(agent) => Ok(bundle.session_id() == agent.session_id),
         Caller::User(_) => may_access_task(db, caller, bundle.task_id()).await,
     }
 }
@@ -112,6 +149,6 @@ pub async fn may_access_bundle(db: &Db, caller: &Caller, bundle: &Bundle) -> sql
 pub fn owner_id(caller: &Caller) -> &str {
     match caller {
         Caller::User(id) => id,
-        Caller::Unscoped | Caller::Agent { .. } => "",
+        Caller::Unscoped | Caller::Agent(_) => "",
     }
 }

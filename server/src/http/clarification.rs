@@ -11,10 +11,9 @@ use serde::Deserialize;
 use super::error::{Error, Result};
 use super::extract::{PageQuery, Path, Query};
 use super::json::Json;
-use crate::AppState;
 use crate::auth::Caller;
-use crate::auth::identify::agent_session;
 use crate::lifecycle::{Via, WaitOutcome};
+use crate::state::AppState;
 
 /// Creates a bundle. The agent proves it owns the session with its agent
 /// token (`Authorization: Bearer`).
@@ -31,24 +30,21 @@ use crate::lifecycle::{Via, WaitOutcome};
 )]
 pub async fn create(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    caller: Caller,
     Json(body): Json<api::Ask>,
 ) -> Result<impl IntoResponse> {
-    let session = agent_session(state.db(), &headers)
-        .await?
-        .ok_or(Error::BadCredentials(
-            "a valid agent token is required (Authorization: Bearer clk_agent_…)",
-        ))?;
-    if !body.session_id.is_empty() && body.session_id != session.id {
+    let agent = caller.agent().ok_or(Error::BadCredentials(
+        "a valid agent token is required (Authorization: Bearer clk_agent_…)",
+    ))?;
+    if !body.session_id.is_empty() && body.session_id != agent.session_id {
         return Err(Error::Forbidden(
             "session_id: this agent token belongs to another session",
         ));
     }
-    let session_id = session.id;
     let created = state
         .lifecycle
         .create_bundle(
-            &session_id,
+            &agent.session_id,
             &body.bundle,
             body.attach,
             crate::lifecycle::expires_in(body.expires_in_seconds)?,
@@ -82,14 +78,9 @@ pub async fn create(
 pub async fn read(
     State(state): State<AppState>,
     caller: Caller,
-    headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<axum::Json<api::BundleView>> {
-    let agent = agent_session(state.db(), &headers).await?;
-    let token_session = agent.as_ref().map(|s| s.id.as_str());
-    Ok(axum::Json(
-        state.lifecycle.read(&caller, &id, token_session).await?,
-    ))
+    Ok(axum::Json(state.lifecycle.read(&caller, &id).await?))
 }
 
 /// `?timeout=` seconds for `/wait`.

@@ -7,9 +7,9 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::error::Error;
-use crate::AppState;
 use crate::auth::Caller;
 use crate::auth::identify::identify;
+use crate::state::AppState;
 
 /// Rejects a request without a valid identity (auth on) with 401 and
 /// records the caller for the handler.

@@ -4,9 +4,9 @@
 
 use std::collections::HashMap;
 
-use crate::AppState;
 use crate::auth::{self, Caller};
 use crate::events::Event;
+use crate::state::AppState;
 
 /// Tasks remembered per reader before the memory starts over.
 const VISIBILITY_CACHE: usize = 4096;
@@ -35,8 +35,9 @@ impl Visibility {
     /// session's.
     pub async fn admits(&mut self, state: &AppState, event: &Event) -> bool {
         match &self.caller {
+            _ if self.caller.sees_everything() => true,
             Caller::Unscoped => true,
-            Caller::Agent { session_id, .. } => event_session(&event.payload) == Some(session_id),
+            Caller::Agent(agent) => event_session(&event.payload) == Some(&agent.session_id),
             Caller::User(_) => {
                 let task_id = event.payload["task_id"].as_str().unwrap_or_default();
                 if let Some(known) = self.tasks.get(task_id) {

@@ -2,7 +2,7 @@
 //! (R2); the winner's delivery is [`super::deliver`]'s.
 
 use clarify_core::stored::bundle_questions;
-use clarify_core::{AnsweredBy, RespondBody, Submission, validate_submission, winner};
+use clarify_core::{AnsweredBy, RespondBody, Submission, validate_submission};
 
 use super::deliver::Won;
 use super::provenance::{Lost, Via};
@@ -26,7 +26,7 @@ impl Lifecycle {
         submission: &Submission,
     ) -> Result<RespondBody> {
         let bundle = self.authorized_bundle(caller, pending_id).await?;
-        if matches!(caller, Caller::Agent { .. }) {
+        if matches!(caller, Caller::Agent(agent) if agent.scoped) {
             return Err(Error::Forbidden("an agent cannot answer its own question"));
         }
         let questions = bundle_questions(&bundle.messages);
@@ -73,7 +73,7 @@ impl Lifecycle {
         let reread = repo::load(self.db.pool(), pending_id).await?;
         let won = reread
             .as_ref()
-            .and_then(|b| winner(&b.messages).map(|w| (w, b.updated_at())));
+            .and_then(|b| b.winner().map(|w| (w, b.updated_at())));
         match won {
             Some((w, at)) => {
                 self.log_attempt(pending_id, by, Lost::ToWinner).await;

@@ -3,7 +3,7 @@
 use clarify_core::api::BundleView;
 use clarify_core::listing::BundleIdentity;
 use clarify_core::status::SUPERSEDED;
-use clarify_core::{PendingBundle, Status, winner};
+use clarify_core::{PendingBundle, Status};
 
 use super::{Lifecycle, Result};
 use crate::auth::Caller;
@@ -15,18 +15,12 @@ impl Lifecycle {
     ///
     /// # Errors
     /// 404 unknown or foreign.
-    /// `token_session`: the session whose agent token the read carries,
-    /// if any. The asking agent's own read collects an answer kept for it
-    /// (pull delivery): delivered from then on.
-    pub async fn read(
-        &self,
-        caller: &Caller,
-        pending_id: &str,
-        token_session: Option<&str>,
-    ) -> Result<BundleView> {
+    /// The asking agent's own read collects an answer kept for it (pull
+    /// delivery): delivered from then on.
+    pub async fn read(&self, caller: &Caller, pending_id: &str) -> Result<BundleView> {
         let bundle = self.authorized_bundle(caller, pending_id).await?;
         let view = self.view(&bundle).await?;
-        if view.awaiting_pickup && token_session == Some(bundle.session_id()) {
+        if view.awaiting_pickup && caller.is_asking_agent(bundle.session_id()) {
             self.collect(&bundle).await?;
             let bundle = self.authorized_bundle(caller, pending_id).await?;
             return self.view(&bundle).await;
@@ -35,9 +29,9 @@ impl Lifecycle {
     }
 
     async fn view(&self, bundle: &Bundle) -> Result<BundleView> {
-        let pending_id = bundle.messages[0].metadata.pending_id.clone();
+        let pending_id = bundle.pending_id().to_owned();
         let active = repo::is_active(self.db.pool(), &pending_id).await?;
-        let won = winner(&bundle.messages);
+        let won = bundle.winner();
         let status = match (&won, active) {
             (Some(w), _) => w.status.as_str().to_owned(),
             (None, true) => Status::Pending.as_str().to_owned(),
@@ -60,23 +54,15 @@ impl Lifecycle {
             &bundle.messages,
         );
         listed.expires_at = super::expiry::expires_at_text(bundle);
-        let agent_disconnected = bundle
-            .messages
-            .iter()
-            .any(|m| m.metadata.agent_disconnected);
+        let agent_disconnected = bundle.detached();
         Ok(BundleView {
             bundle: listed,
             status,
             active,
             agent_disconnected,
             agent_waiting: !agent_disconnected && self.is_attached(&pending_id).await?,
-            awaiting_pickup: super::wait::awaits_pickup(bundle),
-            answered_by: won.as_ref().and_then(|_| {
-                bundle
-                    .messages
-                    .iter()
-                    .find_map(|m| m.metadata.answered_by.clone())
-            }),
+            awaiting_pickup: bundle.awaits_pickup(),
+            answered_by: bundle.answered_by(),
             response: won.map(|w| w.to_response(&pending_id, &clock::rfc3339(bundle.updated_at()))),
         })
     }

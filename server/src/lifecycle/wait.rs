@@ -1,7 +1,7 @@
 //! Waiting for an answer (A5a, A7): the asking agent attaches (an answer is
 //! handed to it), anyone else who may see the bundle observes.
 
-use clarify_core::{RespondBody, Status, winner};
+use clarify_core::{RespondBody, Status};
 
 use super::{Error, Lifecycle, Result};
 use crate::auth::Caller;
@@ -30,19 +30,11 @@ pub enum WaitOutcome {
 /// its final write (the relay's latency is milliseconds).
 const RELAY_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
 
-/// Whether the bundle's answer is kept for its agent to collect.
-pub(super) fn awaits_pickup(bundle: &Bundle) -> bool {
-    bundle
-        .messages
-        .iter()
-        .any(|m| m.metadata.response_delivery_pending && m.metadata.awaiting_pickup)
-}
-
 impl Lifecycle {
     /// The agent collects an answer kept for it: delivered from now on.
     /// Guarded by the rows as read, so two collections write once.
     pub(super) async fn collect(&self, bundle: &Bundle) -> Result<()> {
-        let pending_id = &bundle.messages[0].metadata.pending_id;
+        let pending_id = bundle.pending_id();
         let guard = Guard::Claim(bundle.updated_at());
         if repo::finalize(&self.db, pending_id, clock::now_micros(), guard).await? {
             tracing::info!(pending_id, "the agent collected its answer");
@@ -62,15 +54,14 @@ impl Lifecycle {
         pending_id: &str,
         timeout: std::time::Duration,
     ) -> Result<WaitOutcome> {
-        self.authorized_bundle(caller, pending_id).await?;
+        let bundle = self.authorized_bundle(caller, pending_id).await?;
         // Held while it blocks: one user's waits are bounded (issue 26).
         let _place = self.wait_place(caller)?;
         // Register before reading, so a resolution between the read and the
         // wait still wakes us. Delivery belongs to the asking agent: only
-        // its own credential (its session's agent token, or the one local
-        // user with auth off) attaches; anyone else who may see the bundle
-        // observes the outcome without taking the delivery.
-        let mut waiting = if caller.is_asking_agent() {
+        // its session's agent token attaches; anyone else who may see the
+        // bundle observes the outcome without taking the delivery.
+        let mut waiting = if caller.is_asking_agent(bundle.session_id()) {
             let waiting = self.waiters.wait(pending_id);
             self.cluster.attach(self.db.pool(), pending_id).await?;
             waiting
@@ -112,12 +103,9 @@ impl Lifecycle {
             let bundle = repo::load(self.db.pool(), pending_id)
                 .await?
                 .ok_or(Error::NotFound("clarification request"))?;
-            if let Some(w) = winner(&bundle.messages) {
-                let delivery_pending = bundle
-                    .messages
-                    .iter()
-                    .any(|m| m.metadata.response_delivery_pending);
-                if awaits_pickup(&bundle) {
+            if let Some(w) = bundle.winner() {
+                let delivery_pending = bundle.delivery_pending();
+                if bundle.awaits_pickup() {
                     // Kept for the agent (pull delivery): its wait collects
                     // it; anyone else only reads the outcome.
                     if waiting.is_agent() {

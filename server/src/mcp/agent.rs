@@ -17,9 +17,9 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, tool, tool_handler,
 use super::args::Checked;
 use super::ask_tool::{self, AskArgs, AskOut};
 use super::{caller_of, result};
-use crate::AppState;
 use crate::auth::Caller;
 use crate::lifecycle::{Error, WaitOutcome};
+use crate::state::AppState;
 
 /// How often a blocked call reports that it is still waiting, by default.
 const PROGRESS_EVERY: Duration = Duration::from_secs(10);
@@ -101,14 +101,14 @@ impl AgentServer {
         context: RequestContext<RoleServer>,
         Parameters(args): Parameters<Checked<AskArgs>>,
     ) -> Result<CallToolResult, McpError> {
-        let caller = caller_of(&parts);
-        let Caller::Agent { session_id, .. } = &caller else {
+        let caller = caller_of(&parts)?;
+        let Some(session_id) = caller.agent().map(|a| a.session_id.clone()) else {
             return Ok(result::error(&Error::Forbidden(
                 "an agent token is required",
             )));
         };
         let outcome = match args.into_result() {
-            Ok(args) => self.ask(&caller, session_id, args, &context).await,
+            Ok(args) => self.ask(&caller, &session_id, args, &context).await,
             Err(e) => Err(e),
         };
         Ok(result::from(outcome))

@@ -13,12 +13,12 @@ use axum::response::{IntoResponse as _, Response};
 use rmcp::transport::streamable_http_server::session::SessionManager as _;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
-use crate::AppState;
 use crate::auth::Caller;
 use crate::clock::{micros, now_micros};
 use crate::db::mcp_owners;
 use crate::http::error::Error;
 use crate::ids::hash_secret;
+use crate::state::AppState;
 
 /// The header naming a streamable-HTTP MCP session.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -104,7 +104,7 @@ fn owner(caller: &Caller) -> String {
     match caller {
         Caller::Unscoped => "unscoped".to_owned(),
         Caller::User(id) => format!("user:{id}"),
-        Caller::Agent { session_id, .. } => format!("agent:{session_id}"),
+        Caller::Agent(agent) => format!("agent:{}", agent.session_id),
     }
 }
 
@@ -186,16 +186,18 @@ pub async fn bind(
                 if bytes.len() > MAX_INITIALIZE {
                     return Error::PayloadTooLarge.into_response();
                 }
-                let cap = state.config.mcp_sessions_per_user.unwrap_or(
-                    if matches!(caller, Caller::Unscoped) {
-                        PER_UNSCOPED
-                    } else {
-                        PER_USER
-                    },
-                );
+                let cap =
+                    state
+                        .config
+                        .mcp_sessions_per_user
+                        .unwrap_or(if caller.sees_everything() {
+                            PER_UNSCOPED
+                        } else {
+                            PER_USER
+                        });
                 match mcp_owners::live_count(pool, &holder, now - micros(LIVE)).await {
                     Ok(live) if usize::try_from(live).unwrap_or(usize::MAX) >= cap => {
-                        if !matches!(caller, Caller::Unscoped) {
+                        if !caller.sees_everything() {
                             return too_many(&id, cap);
                         }
                         if let Err(error) = evict_oldest(pool, &holder, surface, &sessions).await {
@@ -264,10 +266,11 @@ mod tests {
             owner(&Caller::Unscoped),
             owner(&Caller::User("a".into())),
             owner(&Caller::User("b".into())),
-            owner(&Caller::Agent {
+            owner(&Caller::Agent(crate::auth::Agent {
                 session_id: "a".into(),
                 creator: "a".into(),
-            }),
+                scoped: true,
+            })),
         ];
         for (i, one) in owners.iter().enumerate() {
             for other in &owners[i + 1..] {

@@ -10,9 +10,9 @@ use serde::Deserialize;
 
 use super::args::{Checked, integer};
 use super::{caller_of, result};
-use crate::AppState;
 use crate::lifecycle::discovery::PendingArgs;
 use crate::lifecycle::{Error, Via};
+use crate::state::AppState;
 use clarify_core::{AnswerInput, Channel, Submission, api};
 
 /// Arguments of `list_pending_questions_kandev`.
@@ -119,7 +119,7 @@ impl ExternalServer {
         Extension(parts): Extension<http::request::Parts>,
         Parameters(args): Parameters<Checked<ListPendingArgs>>,
     ) -> Result<CallToolResult, McpError> {
-        let caller = caller_of(&parts);
+        let caller = caller_of(&parts)?;
         let outcome = async {
             let args = args.into_result()?;
             let args = PendingArgs {
@@ -143,7 +143,7 @@ impl ExternalServer {
         Parameters(args): Parameters<Checked<AnswerArgs>>,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
-        let caller = caller_of(&parts);
+        let caller = caller_of(&parts)?;
         // Provenance: the client's own name from its `initialize`.
         let via = Via {
             channel: Channel::Mcp,
@@ -186,7 +186,7 @@ impl ExternalServer {
         Extension(parts): Extension<http::request::Parts>,
         Parameters(args): Parameters<Checked<ListTasksArgs>>,
     ) -> Result<CallToolResult, McpError> {
-        let caller = caller_of(&parts);
+        let caller = caller_of(&parts)?;
         let outcome = async {
             let args = args.into_result()?;
             self.state
@@ -209,7 +209,7 @@ impl ExternalServer {
         Extension(parts): Extension<http::request::Parts>,
         Parameters(args): Parameters<Checked<ConversationArgs>>,
     ) -> Result<CallToolResult, McpError> {
-        let caller = caller_of(&parts);
+        let caller = caller_of(&parts)?;
         let outcome = async {
             let args = args.into_result()?;
             required("task_id", &args.task_id)?;

@@ -30,11 +30,11 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tower_http::limit::RequestBodyLimitLayer;
 
-use crate::AppState;
 use crate::auth::Caller;
-use crate::auth::identify::agent_session;
+use crate::auth::identify::identify;
 use crate::http::error::Error;
 use crate::http::identity::require_identity;
+use crate::state::AppState;
 
 /// The MCP routes, each behind its own authentication.
 pub fn routes(state: &AppState) -> Router<AppState> {
@@ -98,29 +98,26 @@ async fn require_agent(
     mut request: Request,
     next: Next,
 ) -> Response {
-    match agent_session(state.db(), request.headers()).await {
-        Ok(Some(session)) => {
-            request.extensions_mut().insert(Caller::Agent {
-                session_id: session.id,
-                creator: session.created_by,
-            });
+    match identify(state.db(), request.headers(), state.config.auth).await {
+        Ok(Some(caller)) if caller.agent().is_some() => {
+            request.extensions_mut().insert(caller);
             next.run(request).await
         }
-        Ok(None) => Error::Unauthorized.into_response(),
+        Ok(_) => Error::Unauthorized.into_response(),
         Err(error) => Error::from(error).into_response(),
     }
 }
 
-/// The caller the middleware recorded on the HTTP request of a tool call.
-fn caller_of(parts: &http::request::Parts) -> Caller {
-    // The middleware always records one; if it did not, this is an internal
-    // wiring error and the least privilege is a caller that sees nothing.
+/// The caller the identity middleware recorded on the HTTP request of a
+/// tool call.
+///
+/// # Errors
+/// None recorded: a route outside the identity layer, a wiring error
+/// refused rather than given some default identity.
+fn caller_of(parts: &http::request::Parts) -> Result<Caller, rmcp::ErrorData> {
     parts
         .extensions
         .get::<Caller>()
         .cloned()
-        .unwrap_or(Caller::Agent {
-            session_id: String::new(),
-            creator: String::new(),
-        })
+        .ok_or_else(|| rmcp::ErrorData::internal_error("no caller identified", None))
 }
