@@ -56,6 +56,7 @@ pub mod envelope;
 pub mod event;
 pub mod field;
 pub mod listing;
+pub mod metadata_key;
 pub mod name;
 pub mod provenance;
 pub mod question;

@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::envelope::{Answer, Response};
+use crate::metadata_key as key;
 use crate::provenance::AnsweredBy;
 use crate::question::Question;
 use crate::status::{BundleStatus, Status};
@@ -57,65 +58,47 @@ pub struct ClarificationMetadata {
     pub extra: Map<String, Value>,
 }
 
-/// The keys [`ClarificationMetadata`] reads into its own fields.
-const KNOWN_KEYS: [&str; 14] = [
-    "pending_id",
-    "question_id",
-    "question",
-    "question_index",
-    "question_total",
-    "context",
-    "status",
-    "response",
-    "agent_disconnected",
-    "response_delivery_pending",
-    "resume_attempted",
-    "awaiting_pickup",
-    "answered_by",
-    "expires_at",
-];
-
 impl ClarificationMetadata {
     /// Reads metadata, treating anything missing or malformed as empty.
     #[must_use]
     pub fn from_json(value: &Value) -> Self {
         let empty = Map::new();
         let object = value.as_object().unwrap_or(&empty);
-        let text = |key: &str| {
+        let text = |name: &str| {
             object
-                .get(key)
+                .get(name)
                 .and_then(Value::as_str)
                 .map(String::from)
                 .unwrap_or_default()
         };
-        let int = |key: &str| object.get(key).and_then(Value::as_i64).unwrap_or(0);
-        let flag = |key: &str| object.get(key).and_then(Value::as_bool).unwrap_or(false);
+        let int = |name: &str| object.get(name).and_then(Value::as_i64).unwrap_or(0);
+        let flag = |name: &str| object.get(name).and_then(Value::as_bool).unwrap_or(false);
         Self {
-            pending_id: text("pending_id"),
-            question_id: text("question_id"),
+            pending_id: text(key::PENDING_ID),
+            question_id: text(key::QUESTION_ID),
             question: object
-                .get("question")
+                .get(key::QUESTION)
                 .and_then(|v| Question::deserialize(v).ok())
                 .unwrap_or_default(),
-            question_index: int("question_index"),
-            question_total: int("question_total"),
-            context: text("context"),
-            status: BundleStatus::read(object.get("status").and_then(Value::as_str)),
+            question_index: int(key::QUESTION_INDEX),
+            question_total: int(key::QUESTION_TOTAL),
+            context: text(key::CONTEXT),
+            status: BundleStatus::read(object.get(key::STATUS).and_then(Value::as_str)),
             response: object
-                .get("response")
+                .get(key::RESPONSE)
                 .and_then(|v| Answer::deserialize(v).ok()),
-            agent_disconnected: flag("agent_disconnected"),
-            response_delivery_pending: flag("response_delivery_pending"),
-            resume_attempted: flag("resume_attempted"),
-            awaiting_pickup: flag("awaiting_pickup"),
+            agent_disconnected: flag(key::AGENT_DISCONNECTED),
+            response_delivery_pending: flag(key::RESPONSE_DELIVERY_PENDING),
+            resume_attempted: flag(key::RESUME_ATTEMPTED),
+            awaiting_pickup: flag(key::AWAITING_PICKUP),
             answered_by: object
-                .get("answered_by")
+                .get(key::ANSWERED_BY)
                 .and_then(|v| AnsweredBy::deserialize(v).ok()),
-            expires_at: int("expires_at"),
+            expires_at: int(key::EXPIRES_AT),
             extra: object
                 .iter()
-                .filter(|(key, _)| !KNOWN_KEYS.contains(&key.as_str()))
-                .map(|(key, value)| (key.clone(), value.clone()))
+                .filter(|(name, _)| !key::ALL.contains(&name.as_str()))
+                .map(|(name, value)| (name.clone(), value.clone()))
                 .collect(),
         }
     }
@@ -125,45 +108,45 @@ impl ClarificationMetadata {
     #[must_use]
     pub fn to_json(&self) -> Value {
         let mut object = self.extra.clone();
-        let mut put = |key: &str, value: Value| {
-            object.insert(String::from(key), value);
+        let mut put = |name: &str, value: Value| {
+            object.insert(String::from(name), value);
         };
-        put("pending_id", Value::from(self.pending_id.as_str()));
-        put("question_id", Value::from(self.question_id.as_str()));
+        put(key::PENDING_ID, Value::from(self.pending_id.as_str()));
+        put(key::QUESTION_ID, Value::from(self.question_id.as_str()));
         put(
-            "question",
+            key::QUESTION,
             serde_json::to_value(&self.question).unwrap_or(Value::Null),
         );
-        put("question_index", Value::from(self.question_index));
-        put("question_total", Value::from(self.question_total));
-        put("context", Value::from(self.context.as_str()));
+        put(key::QUESTION_INDEX, Value::from(self.question_index));
+        put(key::QUESTION_TOTAL, Value::from(self.question_total));
+        put(key::CONTEXT, Value::from(self.context.as_str()));
         if self.status != BundleStatus::Absent {
-            put("status", Value::from(self.status.as_str()));
+            put(key::STATUS, Value::from(self.status.as_str()));
         }
         if let Some(response) = &self.response {
             put(
-                "response",
+                key::RESPONSE,
                 serde_json::to_value(response).unwrap_or(Value::Null),
             );
         }
         if self.agent_disconnected {
-            put("agent_disconnected", Value::Bool(true));
+            put(key::AGENT_DISCONNECTED, Value::Bool(true));
         }
         if self.response_delivery_pending {
-            put("response_delivery_pending", Value::Bool(true));
+            put(key::RESPONSE_DELIVERY_PENDING, Value::Bool(true));
         }
         if self.resume_attempted {
-            put("resume_attempted", Value::Bool(true));
+            put(key::RESUME_ATTEMPTED, Value::Bool(true));
         }
         if self.awaiting_pickup {
-            put("awaiting_pickup", Value::Bool(true));
+            put(key::AWAITING_PICKUP, Value::Bool(true));
         }
         if self.expires_at > 0 {
-            put("expires_at", Value::from(self.expires_at));
+            put(key::EXPIRES_AT, Value::from(self.expires_at));
         }
         if let Some(by) = &self.answered_by {
             put(
-                "answered_by",
+                key::ANSWERED_BY,
                 serde_json::to_value(by).unwrap_or(Value::Null),
             );
         }
@@ -330,9 +313,24 @@ mod tests {
             agent_disconnected: true,
             response_delivery_pending: true,
             resume_attempted: true,
+            awaiting_pickup: true,
+            answered_by: Some(AnsweredBy::default()),
+            expires_at: 9,
             ..ClarificationMetadata::default()
         };
         assert_eq!(ClarificationMetadata::from_json(&meta.to_json()), meta);
+        // Every field set writes exactly the keys the SQL builders name.
+        let written = meta.to_json();
+        let mut keys: Vec<&str> = written
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut all = crate::metadata_key::ALL.to_vec();
+        keys.sort_unstable();
+        all.sort_unstable();
+        assert_eq!(keys, all);
     }
 
     #[test]

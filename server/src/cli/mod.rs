@@ -186,7 +186,7 @@ pub struct ServeArgs {
         value_delimiter = ',',
         value_parser = network
     )]
-    pub allow_webhook_networks: Vec<crate::IpNet>,
+    pub allow_webhook_networks: Vec<ipnet::IpNet>,
 
     /// Tell this webhook (a JSON POST, with a `text` line for Slack or
     /// Mattermost) when a question waits, is answered or expires, and
@@ -301,10 +301,10 @@ fn absolute_path(text: &str) -> Result<String, String> {
 }
 
 /// A network as CIDR (`10.0.0.0/8`) or one address (`127.0.0.1`).
-fn network(text: &str) -> Result<crate::IpNet, String> {
+fn network(text: &str) -> Result<ipnet::IpNet, String> {
     let text = text.trim();
-    text.parse::<crate::IpNet>()
-        .or_else(|_| text.parse::<std::net::IpAddr>().map(crate::IpNet::from))
+    text.parse::<ipnet::IpNet>()
+        .or_else(|_| text.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
         .map_err(|_| format!("{text}: not a network (CIDR such as 10.0.0.0/8) or an address"))
 }
 

@@ -6,7 +6,7 @@ use std::io::Write as _;
 use tokio::net::TcpListener;
 
 use super::{ServeArgs, demo};
-use crate::AppState;
+use crate::state::AppState;
 
 pub(super) async fn serve(args: ServeArgs) -> Result<(), String> {
     // The database opens first: once "listening on" is printed, every route works.
@@ -46,7 +46,7 @@ pub(super) async fn serve(args: ServeArgs) -> Result<(), String> {
             format!("http://{addr}")
         }
     });
-    let config = crate::Config {
+    let config = crate::state::Config {
         auth: args.auth,
         cors_origin: args.cors_origin.clone(),
         allowed_hosts,

@@ -8,11 +8,11 @@ use clarify_core::api;
 
 use super::error::{Error, Result};
 use super::json::Json;
-use crate::AppState;
 use crate::auth::identify::{COOKIE_NAME, identify, session_cookie};
 use crate::clock::now_micros;
 use crate::db::users;
 use crate::ids::{hash_secret, new_id, new_secret};
+use crate::state::AppState;
 
 /// How long a browser stays logged in.
 const BROWSER_SESSION_SECS: i64 = 30 * 86_400;

@@ -24,7 +24,7 @@ use axum::Router;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::AppState;
+use crate::state::AppState;
 
 /// Every `/api/v1` route (full paths): the protected ones behind the
 /// identity layer; login, "who am I" and the OpenAPI document open.

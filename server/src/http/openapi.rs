@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::AppState;
+use crate::state::AppState;
 
 /// The document, serialized once at start-up.
 #[derive(Debug, Clone)]

@@ -9,9 +9,9 @@ use serde::Deserialize;
 
 use super::error::Result;
 use super::extract::{Query, page_limit};
-use crate::AppState;
 use crate::auth::Caller;
 use crate::lifecycle::discovery::PendingArgs;
+use crate::state::AppState;
 
 /// `?workspace_id=&created_since=&cursor=&limit=`, read as text so that a
 /// bad value gets our error naming it (L13), as the MCP tool does.

@@ -18,10 +18,10 @@ use tokio::sync::broadcast::{Receiver, error::RecvError};
 
 use super::error::{Error, Result};
 use super::visibility::Visibility;
-use crate::AppState;
 use crate::auth::Caller;
 use crate::events::Event;
 use crate::quota::{Place, Places};
+use crate::state::AppState;
 
 /// Bundles whose last notice a stream remembers, to send each change once.
 const REMEMBERED: usize = 4096;

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::{Error, Lifecycle, Result};
 use crate::clock::now_micros;
-use crate::db::clarification as repo;
+use crate::db::clarification::{self as repo, Bundle};
 use crate::db::messages::{self, CLARIFICATION_REQUEST, Message};
 use crate::db::{sessions, turns};
 use crate::ids::new_id;
@@ -106,7 +106,7 @@ impl Lifecycle {
             repo::kept_for_pickup(&mut tx, session_id)
                 .await?
                 .into_iter()
-                .filter(super::wait::awaits_pickup),
+                .filter(Bundle::awaits_pickup),
         );
         let existing = candidates
             .into_iter()
@@ -114,7 +114,7 @@ impl Lifecycle {
                 bundle_questions(&bundle.messages) == spec.questions
                     && bundle.messages[0].metadata.context == spec.context
             })
-            .map(|bundle| bundle.messages[0].metadata.pending_id.clone());
+            .map(|bundle| bundle.pending_id().to_owned());
         let (pending_id, added) = match existing {
             Some(existing) => (existing, Vec::new()),
             None => {

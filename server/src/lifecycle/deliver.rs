@@ -100,10 +100,7 @@ impl Lifecycle {
             ..
         } = *won;
         let pending_id = response.pending_id.as_str();
-        let detached = bundle
-            .messages
-            .iter()
-            .any(|m| m.metadata.agent_disconnected);
+        let detached = bundle.detached();
         let ours = Guard::Claim(token);
         let attached = !detached
             && self.is_attached(pending_id).await.unwrap_or_else(|error| {

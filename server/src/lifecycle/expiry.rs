@@ -122,11 +122,7 @@ impl Lifecycle {
     /// bundle gets here, so once). A failed dispatch is logged: the
     /// question stays expired either way.
     async fn resume_expired(&self, bundle: &Bundle, pending_id: &str) {
-        if !bundle
-            .messages
-            .iter()
-            .any(|m| m.metadata.agent_disconnected)
-        {
+        if !bundle.detached() {
             return;
         }
         let target = match sessions::get(self.db.pool(), bundle.session_id()).await {

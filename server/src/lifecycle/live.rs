@@ -15,10 +15,7 @@ impl Lifecycle {
     /// Whether the asking agent is blocked on `bundle` (and has not
     /// detached from it): then its answer is handed over live.
     pub(super) async fn agent_blocked(&self, bundle: &Bundle, pending_id: &str) -> bool {
-        let detached = bundle
-            .messages
-            .iter()
-            .any(|m| m.metadata.agent_disconnected);
+        let detached = bundle.detached();
         !detached
             && self.is_attached(pending_id).await.unwrap_or_else(|error| {
                 // The other path asks again after its claim.

@@ -4,7 +4,7 @@
 //! answered). The operator webhooks (`notify`) send the same notices.
 
 use clarify_core::api::{Event, Notice};
-use clarify_core::{EventKind, MessageKind, winner};
+use clarify_core::{EventKind, MessageKind};
 use serde_json::Value;
 
 use super::discovery::PendingArgs;
@@ -76,16 +76,11 @@ impl Lifecycle {
             .await?
             .map(|t| t.title)
             .unwrap_or_default();
-        let answered_by = winner(&bundle.messages).and_then(|_| {
-            bundle
-                .messages
-                .iter()
-                .find_map(|m| m.metadata.answered_by.clone())
-        });
+        let answered_by = bundle.answered_by();
         let mut notice = Notice {
             event: change.to_owned(),
             text: String::new(),
-            pending_id: bundle.messages[0].metadata.pending_id.clone(),
+            pending_id: bundle.pending_id().to_owned(),
             task_id: bundle.task_id().to_owned(),
             task,
             session_id: bundle.session_id().to_owned(),

@@ -2,7 +2,7 @@
 //! the attempts that lost, and the log of them all.
 
 use clarify_core::listing::clamp_limit;
-use clarify_core::{ANONYMOUS, AnsweredBy, Attempt, Attempts, Channel, winner};
+use clarify_core::{ANONYMOUS, AnsweredBy, Attempt, Attempts, Channel};
 
 use super::{Lifecycle, Result};
 use crate::auth::Caller;
@@ -49,7 +49,7 @@ impl Lifecycle {
             Caller::User(id) => users::by_id(self.db.pool(), id)
                 .await?
                 .map_or_else(|| id.clone(), |u| u.name),
-            Caller::Unscoped | Caller::Agent { .. } => ANONYMOUS.to_owned(),
+            Caller::Unscoped | Caller::Agent(_) => ANONYMOUS.to_owned(),
         };
         Ok(AnsweredBy::new(&user, via.channel, &via.client))
     }
@@ -89,11 +89,7 @@ impl Lifecycle {
         let mut list = Vec::new();
         // The winner heads the first page, beside `limit` later attempts.
         if after.is_none()
-            && winner(&bundle.messages).is_some()
-            && let Some(by) = bundle
-                .messages
-                .iter()
-                .find_map(|m| m.metadata.answered_by.clone())
+            && let Some(by) = bundle.answered_by()
         {
             list.push(Attempt {
                 by,

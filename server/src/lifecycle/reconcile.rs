@@ -38,7 +38,7 @@ impl Lifecycle {
         let Some(bundle) = repo::load(self.db.pool(), pending_id).await? else {
             return Ok(false);
         };
-        if super::wait::awaits_pickup(&bundle) {
+        if bundle.awaits_pickup() {
             // Accepted and kept for the agent: not an interrupted delivery.
             return Ok(false);
         }

@@ -95,9 +95,11 @@ pub async fn claim_in(
         delivery,
     } = claiming;
     lock_bundle(tx, db, pending_id).await?;
-    let responding = db.backend().metadata_set("status", "\"responding\"");
+    let claim = db
+        .backend()
+        .metadata_set(clarify_core::metadata_key::STATUS, "\"responding\"");
     let claimed: Vec<ClaimedRow> = sqlx::query_as(crate::db::sql(format!(
-        "UPDATE task_session_messages AS m SET metadata = {responding}, updated_at = $2 \
+        "UPDATE task_session_messages AS m SET metadata = {claim}, updated_at = $2 \
          WHERE m.pending_id = $1 AND {active} \
          AND NOT EXISTS (SELECT 1 FROM task_session_messages b WHERE b.pending_id = $1 \
              AND b.type = '{CLARIFICATION_REQUEST}' AND b.clarification_question_id = '') \

@@ -5,6 +5,7 @@
 use super::{CLARIFICATION_REQUEST, Guard, lock_bundle, lock_bundle_sql};
 use crate::db::batch::Batch;
 use crate::db::{Backend, Db};
+use clarify_core::metadata_key as key;
 use sqlx::AnyExecutor;
 
 /// Marks a claimed bundle's delivery as done.
@@ -86,12 +87,12 @@ pub fn finalize_steps(
 fn flag_sql(backend: Backend, guard: Guard, flags: Flags) -> (String, i64) {
     let metadata = match flags {
         Flags::Delivered => backend.metadata_remove(&[
-            "response_delivery_pending",
-            "resume_attempted",
-            "awaiting_pickup",
+            key::RESPONSE_DELIVERY_PENDING,
+            key::RESUME_ATTEMPTED,
+            key::AWAITING_PICKUP,
         ]),
-        Flags::Marked(Mark::ResumeAttempted) => backend.metadata_set("resume_attempted", "true"),
-        Flags::Marked(Mark::AwaitingPickup) => backend.metadata_set("awaiting_pickup", "true"),
+        Flags::Marked(Mark::ResumeAttempted) => backend.metadata_set(key::RESUME_ATTEMPTED, "true"),
+        Flags::Marked(Mark::AwaitingPickup) => backend.metadata_set(key::AWAITING_PICKUP, "true"),
     };
     let (admitted, token) = match guard {
         Guard::Any => ("$3 = $3", 0),

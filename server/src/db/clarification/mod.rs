@@ -5,13 +5,14 @@
 //! the pending projections and the list all build on it. The claim in
 //! [`complete_active_bundle`] is the only claim mechanism (P1).
 
+mod bundle;
 mod claim;
 mod marks;
 mod transition;
 
 use std::collections::HashSet;
 
-use clarify_core::{ClarificationMetadata, StoredMessage, sort_d2};
+use clarify_core::ClarificationMetadata;
 use sqlx::AnyExecutor;
 
 use super::batch::Batch;
@@ -19,6 +20,7 @@ use super::messages::CLARIFICATION_REQUEST;
 use super::sessions::terminal_states_sql;
 use super::{Backend, Db, Tx};
 
+pub use bundle::{Bundle, BundleRow};
 pub use claim::{
     Claim, Claiming, Delivery, Guard, claim_in, complete_active_bundle, delivery_pending, restore,
 };
@@ -43,114 +45,6 @@ pub fn active(m: &str) -> String {
              WHERE s.id = {m}.task_session_id AND s.state NOT IN {})",
         terminal_states_sql()
     )
-}
-
-/// One stored question of a bundle, with where it lives (M5).
-#[derive(Debug, Clone)]
-pub struct BundleRow {
-    /// The message id.
-    pub id: String,
-    /// The bundle it belongs to.
-    pub pending_id: String,
-    /// The session that asked.
-    pub session_id: String,
-    /// The task, from the message or else from its session (M5); `""` when
-    /// neither has one (M5a).
-    pub task_id: String,
-    /// The turn it was asked in.
-    pub turn_id: String,
-    /// Raw metadata JSON.
-    pub metadata: String,
-    /// When it was written.
-    pub created_at: i64,
-    /// When it last changed.
-    pub updated_at: i64,
-}
-
-crate::db::row::from_row!(BundleRow {
-    id,
-    pending_id,
-    session_id,
-    task_id,
-    turn_id,
-    metadata,
-    created_at,
-    updated_at
-});
-
-impl BundleRow {
-    /// The core view of this row.
-    #[must_use]
-    pub fn stored(&self) -> StoredMessage {
-        let value = serde_json::from_str(&self.metadata).unwrap_or(serde_json::Value::Null);
-        StoredMessage {
-            id: self.id.clone(),
-            created_at: self.created_at,
-            metadata: ClarificationMetadata::from_json(&value),
-        }
-    }
-}
-
-/// A bundle's rows in D2 order.
-#[derive(Debug, Clone)]
-pub struct Bundle {
-    /// The rows, D2-ordered.
-    pub rows: Vec<BundleRow>,
-    /// Their core view, in the same order.
-    pub messages: Vec<StoredMessage>,
-}
-
-impl Bundle {
-    fn new(rows: Vec<BundleRow>) -> Option<Self> {
-        if rows.is_empty() {
-            return None;
-        }
-        let mut pairs: Vec<(StoredMessage, BundleRow)> =
-            rows.into_iter().map(|r| (r.stored(), r)).collect();
-        let mut messages: Vec<StoredMessage> = pairs.iter().map(|(m, _)| m.clone()).collect();
-        sort_d2(&mut messages);
-        pairs.sort_by_key(|(m, _)| messages.iter().position(|x| x.id == m.id));
-        Some(Self {
-            rows: pairs.into_iter().map(|(_, r)| r).collect(),
-            messages,
-        })
-    }
-
-    /// The session that asked.
-    #[must_use]
-    pub fn session_id(&self) -> &str {
-        &self.rows[0].session_id
-    }
-
-    /// The task it blocks (M5), `""` when unresolvable (M5a).
-    #[must_use]
-    pub fn task_id(&self) -> &str {
-        self.rows
-            .iter()
-            .map(|r| r.task_id.as_str())
-            .find(|t| !t.is_empty())
-            .unwrap_or("")
-    }
-
-    /// The newest `updated_at` of its rows: when it was resolved, once it is.
-    #[must_use]
-    pub fn updated_at(&self) -> i64 {
-        self.rows
-            .iter()
-            .map(|r| r.updated_at)
-            .max()
-            .unwrap_or_default()
-    }
-
-    /// Its earliest `created_at` (D1).
-    #[must_use]
-    pub fn created_at(&self) -> i64 {
-        self.rows
-            .iter()
-            .map(|r| r.created_at)
-            .min()
-            .unwrap_or_default()
-    }
 }
 
 const BUNDLE_SELECT: &str = "SELECT m.id, m.pending_id, m.task_session_id AS session_id, \

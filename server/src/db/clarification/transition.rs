@@ -163,8 +163,8 @@ fn detach_sql(backend: Backend, column: &str, just_completed: bool) -> String {
          WHERE m.{column} = $2 AND {active} AND {attached} {completed} \
          RETURNING pending_id",
         active = active("m"),
-        detached = backend.metadata_set("agent_disconnected", "true"),
-        attached = backend.metadata_flag_unset("m", "agent_disconnected"),
+        detached = backend.metadata_set(clarify_core::metadata_key::AGENT_DISCONNECTED, "true"),
+        attached = backend.metadata_flag_unset("m", clarify_core::metadata_key::AGENT_DISCONNECTED),
     )
 }
 

@@ -7,10 +7,10 @@ pub mod tasks;
 
 use clarify_core::Name;
 
-use crate::AppState;
 use crate::auth::{self, Caller};
 use crate::db;
 use crate::http::error::{Error, Result};
+use crate::state::AppState;
 
 fn required(field: &'static str, text: &str) -> Result<String> {
     Name::parse(field, text)

@@ -9,13 +9,13 @@ use axum::extract::State;
 use axum::response::IntoResponse;
 use clarify_core::{ErrorBody, api};
 
-use crate::AppState;
 use crate::auth::Caller;
 use crate::clock::now_micros;
 use crate::db::{notifications, workspaces};
 use crate::http::error::{Error, Result};
 use crate::http::extract::Path;
 use crate::http::json::Json;
+use crate::state::AppState;
 
 /// The longest webhook URL taken.
 const LONGEST_URL: usize = 2000;

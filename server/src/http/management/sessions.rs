@@ -6,7 +6,6 @@ use axum::response::IntoResponse;
 use clarify_core::listing::clamp_limit;
 use clarify_core::{ErrorBody, SessionState, api};
 
-use crate::AppState;
 use crate::auth::Caller;
 use crate::clock::now_micros;
 use crate::db::{self, messages, sessions, turns};
@@ -15,6 +14,7 @@ use crate::http::extract::{PageQuery, Path, Query};
 use crate::http::json::Json;
 use crate::ids::{hash_secret, new_id, new_secret};
 use crate::lifecycle::projection;
+use crate::state::AppState;
 
 use super::{visible_session, visible_task};
 

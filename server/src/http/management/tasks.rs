@@ -6,7 +6,6 @@ use axum::response::IntoResponse;
 use clarify_core::{ErrorBody, api};
 use serde::Deserialize;
 
-use crate::AppState;
 use crate::auth::Caller;
 use crate::clock::now_micros;
 use crate::db::{tasks, workspaces};
@@ -15,6 +14,7 @@ use crate::http::extract::{Path, Query, page_limit};
 use crate::http::json::Json;
 use crate::ids::new_id;
 use crate::lifecycle::projection;
+use crate::state::AppState;
 
 use super::{required, visible_task};
 

@@ -17,11 +17,11 @@ use tokio::sync::broadcast::error::RecvError;
 
 use super::error::Error;
 use super::visibility::Visibility;
-use crate::AppState;
 use crate::auth::Caller;
 use crate::clock;
 use crate::events::Event;
 use crate::quota::{Full, Place, Places};
+use crate::state::AppState;
 
 /// The largest frame a client may send: pings and closes only.
 const MAX_INCOMING: usize = 4096;

@@ -172,12 +172,12 @@ impl Lifecycle {
 
 /// A row (not yet for any target) telling `event` about `bundle`.
 fn row(bundle: &Bundle, event: &str, body: String, next_at: i64, deadline: i64) -> Outgoing {
-    let pending_id = &bundle.messages[0].metadata.pending_id;
+    let pending_id = bundle.pending_id();
     Outgoing {
         id: String::new(),
         target: String::new(),
         event_key: format!("{pending_id}:{event}"),
-        pending_id: pending_id.clone(),
+        pending_id: pending_id.to_owned(),
         event: event.to_owned(),
         body,
         attempts: 0,

@@ -1,0 +1,114 @@
+//! The composition root: every surface assembled into one [`Router`], the
+//! whole middleware stack in the order a request meets it, and [`serve`].
+//!
+//! A request passes, outermost first:
+//!
+//! 1. CORS (only with `--cors-origin`: split-origin development);
+//! 2. a request id (kept when the client sent one), then the trace span
+//!    that carries it, then the id echoed on the response;
+//! 3. compression of the response;
+//! 4. the security headers every response carries (`http::security_headers`);
+//! 5. the same-origin policy (`Host` and `Origin`, DNS rebinding and
+//!    cross-site requests: `http::same_origin`), before any route;
+//! 6. per surface: the identity layer (`http::identity`, resolving the
+//!    [`Caller`](crate::auth::Caller) once) on `/api/v1`'s protected routes
+//!    and `/mcp`; `/mcp/agent` takes an agent token only; the MCP
+//!    surfaces' body limits and session binding (`mcp::routes`);
+//! 7. the handler.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use axum::http::{HeaderValue, Method, Request, header};
+use axum::{Json, Router, middleware::from_fn_with_state, routing::get};
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tower_http::cors::{AllowOrigin, CorsLayer};
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::{compression::CompressionLayer, trace::DefaultOnResponse, trace::TraceLayer};
+
+use crate::http::same_origin::{self, SameOrigin};
+use crate::http::{self, error::Error, security_headers};
+use crate::state::AppState;
+use crate::{mcp, web_assets};
+
+/// Every route the server answers, behind the middleware stack above.
+pub fn app(state: AppState) -> Router {
+    let origin = SameOrigin::new(
+        &state.config.allowed_hosts,
+        state.config.cors_origin.as_deref(),
+    );
+    let cors = state.config.cors_origin.as_deref().map(cors_layer);
+    let routes = Router::new()
+        .route("/healthz", get(healthz))
+        .merge(http::routes(&state))
+        .merge(mcp::routes(&state))
+        .merge(web_assets::routes())
+        // Every other path: a 404 in the error shape, like every other error.
+        .fallback(|| async { Error::NotFound("route") })
+        .layer(from_fn_with_state(Arc::new(origin), same_origin::enforce));
+    let router = security_headers::apply(routes)
+        .layer(CompressionLayer::new())
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(request_span)
+                // The span stays at info, so that what a request logs carries
+                // its id; the line per request is debug (`--log-level
+                // debug`): by default a person sees the listening line, the
+                // demo's link and warnings, not a scroll of requests.
+                .on_response(DefaultOnResponse::new().level(tracing::Level::DEBUG)),
+        )
+        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+        .with_state(state);
+    match cors {
+        Some(cors) => router.layer(cors),
+        None => router,
+    }
+}
+
+fn request_span<B>(request: &Request<B>) -> tracing::Span {
+    let id = request
+        .headers()
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    tracing::info_span!("request", method = %request.method(), uri = %request.uri(), request_id = %id)
+}
+
+/// Split-origin development: the one configured origin may call the API with
+/// credentials; every other origin gets no CORS headers.
+fn cors_layer(origin: &str) -> CorsLayer {
+    let origin = HeaderValue::from_str(origin).unwrap_or_else(|_| HeaderValue::from_static("null"));
+    CorsLayer::new()
+        .allow_origin(AllowOrigin::list([origin]))
+        .allow_credentials(true)
+        .allow_methods([Method::GET, Method::POST, Method::PATCH, Method::DELETE])
+        .allow_headers([header::CONTENT_TYPE, header::AUTHORIZATION])
+}
+
+/// Serves [`app`] on `listener` until `shutdown` resolves, then lets requests
+/// in flight finish.
+///
+/// The caller binds the listener so it can learn the real address first
+/// (port 0 picks a free one).
+///
+/// # Errors
+///
+/// Whatever the underlying accept loop reports.
+pub async fn serve(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let cap = state
+        .config
+        .max_connections
+        .unwrap_or_else(|| crate::serve::connection_cap(crate::serve::raise_file_limit()));
+    let streams = state.shutdown.clone();
+    crate::serve::run(listener, app(state), cap, streams, shutdown).await
+}
+
+async fn healthz() -> Json<Value> {
+    Json(json!({ "status": "ok" }))
+}
