@@ -66,7 +66,7 @@ async fn serves_the_overlay_and_its_wasm() {
 /// today (288,168 B gzip, 229,998 B brotli with wasm-opt) plus a few per
 /// cent, so that growth is a decision, not an accident. Issue 16 asked for
 /// 150,000 / 120,000 B; Leptos, serde over the shared wire types and
-/// pulldown-cmark together cannot get there (ARCHITECTURE.md "Measured").
+/// pulldown-cmark together cannot get there (docs/MEASURED.md, "The overlay's wasm").
 const BUDGET: [(&str, usize); 2] = [("br", 240_000), ("gzip", 300_000)];
 
 #[tokio::test]

@@ -95,7 +95,7 @@ pub(super) async fn serve(args: ServeArgs) -> Result<(), String> {
         let patience = std::time::Duration::from_secs(args.demo_patience);
         tokio::spawn(demo::run(addr, demo_token, patience, webhook));
     }
-    crate::serve(listener, state, shutdown_signal())
+    crate::app::serve(listener, state, shutdown_signal())
         .await
         .map_err(|e| format!("server failed: {e}"))
 }
