@@ -67,6 +67,7 @@ pub mod status;
 pub mod stored;
 pub mod submission;
 pub mod validate;
+pub mod view_status;
 #[cfg(feature = "wasm")]
 pub mod wasm;
 
@@ -83,6 +84,7 @@ pub use question::{Question, QuestionOption};
 pub use runes::{MAX_TEXT_RUNES, exceeds_text_limit, rune_count};
 pub use session::{PendingAction, SessionState, pending_action};
 pub use status::{BundleStatus, Status};
+pub use view_status::ViewStatus;
 pub use stored::{ClarificationMetadata, StoredMessage, Winner, sort_d2, winner};
 pub use submission::{AnswerInput, ConflictingReasons, Submission};
 pub use validate::{Outcome, SubmissionError, validate_submission};

@@ -9,14 +9,43 @@ use serde::{Deserialize, Serialize};
 
 use crate::provenance::{AnsweredBy, Channel};
 
+/// What a notice tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum NoticeKind {
+    /// The bundle started waiting for an answer.
+    Waiting,
+    /// Answered or declined.
+    Resolved,
+    /// Its time ran out unanswered.
+    Expired,
+    /// The agent cancelled it.
+    Cancelled,
+    /// Webhooks only: 80% of its time to expiry has passed.
+    Reminder,
+}
+
+impl NoticeKind {
+    /// The wire spelling (also the outbox's `event` column).
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Waiting => "waiting",
+            Self::Resolved => "resolved",
+            Self::Expired => "expired",
+            Self::Cancelled => "cancelled",
+            Self::Reminder => "reminder",
+        }
+    }
+}
+
 /// One notice, every key always present.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Notice {
-    /// `waiting`, `resolved` (answered or declined), `expired`,
-    /// `cancelled`, or `reminder` (webhooks only: 80% of its time to expiry
-    /// has passed).
-    pub event: String,
+    /// What it tells.
+    pub event: NoticeKind,
     /// A readable line, with the link to answer while it waits (what a
     /// Slack or Mattermost incoming webhook shows). Whatever in it came
     /// from an agent or a person (the task, the prompt, a name) has `&`,
@@ -52,23 +81,23 @@ impl Notice {
             0 | 1 => String::new(),
             n => alloc::format!(" (+{} more)", n - 1),
         };
-        match (self.event.as_str(), &self.answered_by) {
-            ("waiting", _) => alloc::format!(
+        match (self.event, &self.answered_by) {
+            (NoticeKind::Waiting, _) => alloc::format!(
                 "An agent is waiting on “{task}”: {first}{more} Answer at {}",
                 self.url
             ),
-            ("reminder", _) => alloc::format!(
+            (NoticeKind::Reminder, _) => alloc::format!(
                 "Reminder: an agent is still waiting on “{task}”: {first}{more} It expires at {}. \
                  Answer at {}",
                 self.expires_at,
                 self.url
             ),
-            ("resolved", Some(by)) => alloc::format!(
+            (NoticeKind::Resolved, Some(by)) => alloc::format!(
                 "Answered by {} {}: {first}{more}",
                 escape_chat(&by.user),
                 Channel::phrase(&by.channel)
             ),
-            (event, _) => alloc::format!("{first}{more} ({event})"),
+            (event, _) => alloc::format!("{first}{more} ({})", event.as_str()),
         }
     }
 }
@@ -92,12 +121,12 @@ pub fn escape_chat(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{Notice, escape_chat};
+    use super::{Notice, NoticeKind, escape_chat};
     use crate::provenance::{AnsweredBy, Channel};
 
-    fn notice(event: &str) -> Notice {
+    fn notice(event: NoticeKind) -> Notice {
         Notice {
-            event: event.into(),
+            event,
             text: String::new(),
             pending_id: "p".into(),
             task_id: "t".into(),
@@ -111,24 +140,32 @@ mod tests {
     }
 
     #[test]
+    fn the_wire_spellings_match_serde() {
+        use NoticeKind::*;
+        for kind in [Waiting, Resolved, Expired, Cancelled, Reminder] {
+            assert_eq!(serde_json::to_value(kind).unwrap(), kind.as_str());
+        }
+    }
+
+    #[test]
     fn each_event_reads_as_a_line() {
         assert_eq!(
-            notice("waiting").describe(),
+            notice(NoticeKind::Waiting).describe(),
             "An agent is waiting on “Migrate”: Which database? (+1 more) Answer at http://localhost:7420/t/t"
         );
-        let mut resolved = notice("resolved");
+        let mut resolved = notice(NoticeKind::Resolved);
         resolved.answered_by = Some(AnsweredBy::new("alice", Channel::Browser, ""));
         assert_eq!(
             resolved.describe(),
             "Answered by alice in the browser: Which database? (+1 more)"
         );
         assert_eq!(
-            notice("reminder").describe(),
+            notice(NoticeKind::Reminder).describe(),
             "Reminder: an agent is still waiting on “Migrate”: Which database? (+1 more) It \
              expires at 2026-12-01T10:00:00Z. Answer at http://localhost:7420/t/t"
         );
         assert_eq!(
-            notice("cancelled").describe(),
+            notice(NoticeKind::Cancelled).describe(),
             "Which database? (+1 more) (cancelled)"
         );
     }
@@ -139,7 +176,7 @@ mod tests {
             escape_chat("<https://evil.example|click here> & <!channel> <@U1>"),
             "&lt;https://evil.example|click here&gt; &amp; &lt;!channel&gt; &lt;@U1&gt;"
         );
-        let mut waiting = notice("waiting");
+        let mut waiting = notice(NoticeKind::Waiting);
         waiting.task = "R&D <!here>".into();
         waiting.questions = vec!["<https://evil.example|Approve?>".into()];
         let text = waiting.describe();
@@ -148,7 +185,7 @@ mod tests {
             "An agent is waiting on “R&amp;D &lt;!here&gt;”: &lt;https://evil.example|Approve?&gt; \
              Answer at http://localhost:7420/t/t"
         );
-        let mut resolved = notice("resolved");
+        let mut resolved = notice(NoticeKind::Resolved);
         resolved.answered_by = Some(AnsweredBy::new("<!channel>", Channel::Browser, ""));
         assert!(
             resolved

@@ -12,6 +12,8 @@ use crate::event::EventKind;
 use crate::listing::PendingBundle;
 use crate::provenance::AnsweredBy;
 use crate::session::PendingAction;
+use crate::status::Status;
+use crate::view_status::ViewStatus;
 
 /// `GET /clarification/{id}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -22,7 +24,8 @@ pub struct BundleView {
     pub bundle: PendingBundle,
     /// `pending`, `answered`, `rejected`, `cancelled`, `expired`, or
     /// [`crate::status::SUPERSEDED`].
-    pub status: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub status: ViewStatus,
     /// Whether it can still be answered (D4): the server says so, the
     /// browser never infers it.
     pub active: bool,
@@ -69,7 +72,7 @@ pub struct Acknowledged {
     pub success: bool,
     /// `cancelled` after a cancel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<String>,
+    pub status: Option<Status>,
     /// `true` after a detach.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_disconnected: Option<bool>,

@@ -248,7 +248,7 @@ pub async fn cancel(
     state.lifecycle.cancel(&caller, &id).await?;
     Ok(axum::Json(api::Acknowledged {
         success: true,
-        status: Some(clarify_core::Status::Cancelled.as_str().to_owned()),
+        status: Some(clarify_core::Status::Cancelled),
         agent_disconnected: None,
     }))
 }

@@ -12,7 +12,7 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::http::header::HOST;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
-use clarify_core::api::Notice;
+use clarify_core::api::{Notice, NoticeKind};
 use futures_util::Stream;
 use tokio::sync::broadcast::{Receiver, error::RecvError};
 
@@ -95,7 +95,7 @@ struct Follower {
     base: String,
     queued: VecDeque<Notice>,
     /// The last notice sent per bundle.
-    last: HashMap<String, String>,
+    last: HashMap<String, NoticeKind>,
     /// Its place among the event connections, freed when the stream ends.
     _place: Place,
 }
@@ -110,7 +110,7 @@ impl Follower {
             self.last.clear();
         }
         self.last
-            .insert(notice.pending_id.clone(), notice.event.clone());
+            .insert(notice.pending_id.clone(), notice.event);
         true
     }
 

@@ -3,9 +3,9 @@
 //! already publishes, with what a reader needs (task, questions, link, who
 //! answered). The operator webhooks (`notify`) send the same notices.
 
-use clarify_core::api::{Event, Notice};
-use clarify_core::{EventKind, MessageKind};
-use serde_json::Value;
+use clarify_core::api::{Event, MessageEvent, Notice, NoticeKind};
+use clarify_core::{ClarificationMetadata, EventKind, MessageKind, Status};
+use serde::Deserialize;
 
 use super::discovery::PendingArgs;
 use super::{Lifecycle, Result};
@@ -13,25 +13,27 @@ use crate::auth::Caller;
 use crate::db::clarification::{self as repo, Bundle};
 use crate::db::tasks;
 
-/// What an event (`action`, `payload`) says about its bundle, if anything
-/// a follower cares for.
-pub(super) fn change_of(action: EventKind, payload: &Value) -> Option<(&str, &'static str)> {
-    let metadata = &payload["metadata"];
-    // One notice per bundle: its first question's message stands for it.
-    if payload["type"] != MessageKind::ClarificationRequest.as_str()
-        || metadata["question_index"].as_i64().unwrap_or(0) != 0
-    {
+/// What a message event says about its bundle (its `pending_id` and the
+/// change), if anything a follower cares for.
+pub(super) fn change_of(action: EventKind, event: &MessageEvent) -> Option<(String, NoticeKind)> {
+    if event.message.kind != MessageKind::ClarificationRequest.as_str() {
         return None;
     }
-    let pending_id = metadata["pending_id"].as_str()?;
-    let change = match (action, metadata["status"].as_str().unwrap_or("")) {
-        (EventKind::MessageAdded, _) => "waiting",
-        (EventKind::MessageUpdated, "answered" | "rejected") => "resolved",
-        (EventKind::MessageUpdated, "expired") => "expired",
-        (EventKind::MessageUpdated, "cancelled") => "cancelled",
+    let metadata = ClarificationMetadata::from_json(&event.message.metadata);
+    // One notice per bundle: its first question's message stands for it.
+    if metadata.question_index != 0 || metadata.pending_id.is_empty() {
+        return None;
+    }
+    let change = match (action, metadata.status.known()) {
+        (EventKind::MessageAdded, _) => NoticeKind::Waiting,
+        (EventKind::MessageUpdated, Some(Status::Answered | Status::Rejected)) => {
+            NoticeKind::Resolved
+        }
+        (EventKind::MessageUpdated, Some(Status::Expired)) => NoticeKind::Expired,
+        (EventKind::MessageUpdated, Some(Status::Cancelled)) => NoticeKind::Cancelled,
         _ => return None,
     };
-    Some((pending_id, change))
+    Some((metadata.pending_id, change))
 }
 
 impl Lifecycle {
@@ -42,10 +44,13 @@ impl Lifecycle {
     /// # Errors
     /// Database errors.
     pub async fn notice_of(&self, event: &Event, base: &str) -> Result<Option<Notice>> {
-        let Some((pending_id, change)) = change_of(event.action, &event.payload) else {
+        // The socket's events carry their payload as JSON (task events have
+        // another shape): read as a message event once, here.
+        let message = MessageEvent::deserialize(&event.payload).ok();
+        let Some((pending_id, change)) = message.and_then(|m| change_of(event.action, &m)) else {
             return Ok(None);
         };
-        let Some(bundle) = repo::load(self.db.pool(), pending_id).await? else {
+        let Some(bundle) = repo::load(self.db.pool(), &pending_id).await? else {
             return Ok(None);
         };
         Ok(Some(self.notice(&bundle, change, base).await?))
@@ -65,20 +70,25 @@ impl Lifecycle {
         let mut notices = Vec::with_capacity(page.bundles.len());
         for listed in page.bundles {
             if let Some(bundle) = repo::load(self.db.pool(), &listed.pending_id).await? {
-                notices.push(self.notice(&bundle, "waiting", base).await?);
+                notices.push(self.notice(&bundle, NoticeKind::Waiting, base).await?);
             }
         }
         Ok(notices)
     }
 
-    pub(super) async fn notice(&self, bundle: &Bundle, change: &str, base: &str) -> Result<Notice> {
+    pub(super) async fn notice(
+        &self,
+        bundle: &Bundle,
+        change: NoticeKind,
+        base: &str,
+    ) -> Result<Notice> {
         let task = tasks::get(self.db.pool(), bundle.task_id())
             .await?
             .map(|t| t.title)
             .unwrap_or_default();
         let answered_by = bundle.answered_by();
         let mut notice = Notice {
-            event: change.to_owned(),
+            event: change,
             text: String::new(),
             pending_id: bundle.pending_id().to_owned(),
             task_id: bundle.task_id().to_owned(),

@@ -36,9 +36,8 @@ impl Lifecycle {
                 message: message.clone().into(),
                 pending_action,
             };
-            let payload = json!(payload);
             self.notify_change(kind, &payload, webhook.as_deref());
-            self.events.publish(kind, payload);
+            self.events.publish(kind, json!(payload));
         }
         Ok(())
     }

@@ -2,8 +2,7 @@
 
 use clarify_core::api::BundleView;
 use clarify_core::listing::BundleIdentity;
-use clarify_core::status::SUPERSEDED;
-use clarify_core::{PendingBundle, Status};
+use clarify_core::{PendingBundle, Status, ViewStatus};
 
 use super::{Lifecycle, Result};
 use crate::auth::Caller;
@@ -33,14 +32,15 @@ impl Lifecycle {
         let active = repo::is_active(self.db.pool(), &pending_id).await?;
         let won = bundle.winner();
         let status = match (&won, active) {
-            (Some(w), _) => w.status.as_str().to_owned(),
-            (None, true) => Status::Pending.as_str().to_owned(),
-            (None, false) => bundle
-                .messages
-                .iter()
-                .map(|m| &m.metadata.status)
-                .find(|s| !s.counts_as_pending())
-                .map_or_else(|| SUPERSEDED.to_owned(), |s| s.as_str().to_owned()),
+            (Some(w), _) => w.status.into(),
+            (None, true) => Status::Pending.into(),
+            (None, false) => ViewStatus::closed(
+                bundle
+                    .messages
+                    .iter()
+                    .map(|m| &m.metadata.status)
+                    .find(|s| !s.counts_as_pending()),
+            ),
         };
         let created_at = bundle.created_at();
         let mut listed = PendingBundle::from_messages(

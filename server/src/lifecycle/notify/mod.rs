@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clarify_core::EventKind;
-use serde_json::Value;
+use clarify_core::api::{MessageEvent, NoticeKind};
 
 use super::notice::change_of;
 use super::resume::Webhooks;
@@ -99,7 +99,12 @@ impl Lifecycle {
     /// and `own` (the workspace's webhook), in the background: the change is
     /// already durable, and whoever made it is not kept waiting. With no
     /// target at all, nothing happens.
-    pub(super) fn notify_change(&self, action: EventKind, payload: &Value, own: Option<&str>) {
+    pub(super) fn notify_change(
+        &self,
+        action: EventKind,
+        payload: &MessageEvent,
+        own: Option<&str>,
+    ) {
         let Some((pending_id, change)) = change_of(action, payload) else {
             return;
         };
@@ -108,10 +113,10 @@ impl Lifecycle {
         if targets.is_empty() {
             return;
         }
-        let (me, pending_id) = (self.clone(), pending_id.to_owned());
+        let me = self.clone();
         tokio::spawn(async move {
             if let Err(error) = me.queue_notices(&targets, &pending_id, change).await {
-                tracing::warn!(pending_id, change, %error, "notices not queued");
+                tracing::warn!(pending_id, change = change.as_str(), %error, "notices not queued");
             }
         });
     }
@@ -120,7 +125,7 @@ impl Lifecycle {
         &self,
         targets: &[String],
         pending_id: &str,
-        change: &str,
+        change: NoticeKind,
     ) -> Result<()> {
         let Some(bundle) = repo::load(self.db.pool(), pending_id).await? else {
             return Ok(());
@@ -130,14 +135,14 @@ impl Lifecycle {
         let notice = self.notice(&bundle, change, &base).await?;
         let deadline = now.saturating_add(crate::clock::micros(NOTIFY_FOR));
         let mut rows = vec![row(&bundle, change, json(&notice), now, deadline)];
-        if let (true, Some((remind_at, expires_at))) = (change == "waiting", reminder_at(&bundle)) {
+        if let (true, Some((remind_at, expires_at))) = (change == NoticeKind::Waiting, reminder_at(&bundle)) {
             let mut reminder = notice;
-            reminder.event = "reminder".to_owned();
+            reminder.event = NoticeKind::Reminder;
             reminder.answered_by = None;
             reminder.text = reminder.describe();
             rows.push(row(
                 &bundle,
-                "reminder",
+                NoticeKind::Reminder,
                 json(&reminder),
                 remind_at,
                 expires_at,
@@ -171,14 +176,14 @@ impl Lifecycle {
 }
 
 /// A row (not yet for any target) telling `event` about `bundle`.
-fn row(bundle: &Bundle, event: &str, body: String, next_at: i64, deadline: i64) -> Outgoing {
+fn row(bundle: &Bundle, event: NoticeKind, body: String, next_at: i64, deadline: i64) -> Outgoing {
     let pending_id = bundle.pending_id();
     Outgoing {
         id: String::new(),
         target: String::new(),
-        event_key: format!("{pending_id}:{event}"),
+        event_key: format!("{pending_id}:{}", event.as_str()),
         pending_id: pending_id.to_owned(),
-        event: event.to_owned(),
+        event: event.as_str().to_owned(),
         body,
         attempts: 0,
         next_at,
