@@ -80,7 +80,9 @@ pub async fn read(
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<axum::Json<api::BundleView>> {
-    Ok(axum::Json(state.lifecycle.read(&caller, &id).await?))
+    Ok(axum::Json(
+        state.lifecycle.read_collecting(&caller, &id).await?,
+    ))
 }
 
 /// `?timeout=` seconds for `/wait`.

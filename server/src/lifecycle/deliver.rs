@@ -100,35 +100,16 @@ impl Lifecycle {
             ..
         } = *won;
         let pending_id = response.pending_id.as_str();
-        let detached = bundle.detached();
         let ours = Guard::Claim(token);
-        let attached = !detached
-            && self.is_attached(pending_id).await.unwrap_or_else(|error| {
-                // The claim is made: deliver it some other way rather than
-                // strand it.
-                tracing::warn!(pending_id, %error, "could not tell whether the agent waits");
-                false
-            });
-        if attached {
+        if self.agent_blocked(bundle).await {
             // Final before the wake: a waiter that reads the claim still in
-            // delivery sleeps until the wake, and a claim taken back is
-            // never handed over. Staged before the final write: a waiter
-            // that reads the final rows before the wake still gets the live
-            // response, reason included (R9).
-            self.wake(pending_id, &Wake::Staged(response.clone()));
-            let finalized = repo::finalize(&self.db, pending_id, now_micros(), ours).await;
-            let delivered = matches!(finalized, Ok(true));
-            let wake = if delivered {
-                Wake::Resolved(response.clone())
+            // delivery sleeps until the wake.
+            let finalize = repo::finalize(&self.db, pending_id, now_micros(), ours);
+            return Ok(if self.hand_live(response, finalize).await? {
+                Handed::Live
             } else {
-                Wake::Nothing
-            };
-            self.wake(pending_id, &wake);
-            return if finalized? {
-                Ok(Handed::Live)
-            } else {
-                Ok(Handed::Refused)
-            };
+                Handed::Refused
+            });
         }
         if matches!(outcome, Outcome::Rejected { .. }) {
             // R9: a rejection nobody waits for is stored, never resumed.

@@ -13,15 +13,38 @@ use crate::waiters::Wake;
 
 impl Lifecycle {
     /// Whether the asking agent is blocked on `bundle` (and has not
-    /// detached from it): then its answer is handed over live.
-    pub(super) async fn agent_blocked(&self, bundle: &Bundle, pending_id: &str) -> bool {
-        let detached = bundle.detached();
-        !detached
+    /// detached from it): then its answer is handed over live. When that
+    /// cannot be told, no: the answer then goes by resume or pickup, never
+    /// stranded.
+    pub(super) async fn agent_blocked(&self, bundle: &Bundle) -> bool {
+        let pending_id = bundle.pending_id();
+        !bundle.detached()
             && self.is_attached(pending_id).await.unwrap_or_else(|error| {
-                // The other path asks again after its claim.
                 tracing::warn!(pending_id, %error, "could not tell whether the agent waits");
                 false
             })
+    }
+
+    /// The one live hand-over, around the write that makes the answer
+    /// final (`write`: the claim's commit, or a finalize after it): the
+    /// response is staged before it, so a waiter that reads the final rows
+    /// before the wake still gets the live response, reason included (R9);
+    /// the agent is woken with it once the write says it is final, and
+    /// told nothing if it is not (a claim taken back is never handed over).
+    pub(super) async fn hand_live(
+        &self,
+        response: &Response,
+        write: impl std::future::Future<Output = sqlx::Result<bool>>,
+    ) -> sqlx::Result<bool> {
+        let pending_id = response.pending_id.as_str();
+        self.wake(pending_id, &Wake::Staged(response.clone()));
+        let written = write.await;
+        let wake = match written {
+            Ok(true) => Wake::Resolved(response.clone()),
+            Ok(false) | Err(_) => Wake::Nothing,
+        };
+        self.wake(pending_id, &wake);
+        written
     }
 
     /// Claims `bundle` with `outcome` and hands `response` to the blocked
@@ -73,17 +96,13 @@ impl Lifecycle {
                 return Err(error.into());
             }
         };
-        // Staged before the commit: a waiter that reads the final rows
-        // before the Resolved wake still gets the live response, reason
-        // included (R9). Only the winner gets here: the claim holds the
-        // write lock (SQLite) or the rows' locks (PostgreSQL) until then.
-        self.wake(pending_id, &Wake::Staged(response.clone()));
-        if let Err(error) = tx.commit().await {
-            self.wake(pending_id, &Wake::Nothing);
+        // Only the winner gets here: the claim holds the write lock
+        // (SQLite) or the rows' locks (PostgreSQL) until the commit.
+        let committed = self.hand_live(&response, async { tx.commit().await.map(|()| true) });
+        if let Err(error) = committed.await {
             tracing::error!(pending_id, %error, "clarification claim failed");
             return Err(error.into());
         }
-        self.wake(pending_id, &Wake::Resolved(response.clone()));
         // The rows as the claim wrote them: no read to announce them.
         let published = self
             .publish_messages(EventKind::MessageUpdated, bundle.session_id(), &claim.rows)

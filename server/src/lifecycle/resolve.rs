@@ -35,7 +35,7 @@ impl Lifecycle {
 
         let by = self.answered_by(caller, via).await?;
         let now = now_micros();
-        if self.agent_blocked(&bundle, pending_id).await {
+        if self.agent_blocked(&bundle).await {
             let response = outcome.to_response(pending_id, &clock::rfc3339(now));
             return self
                 .resolve_live(&bundle, &outcome, &by, response, now)

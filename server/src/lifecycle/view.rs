@@ -10,13 +10,14 @@ use crate::clock::{self, now_micros};
 use crate::db::clarification::{self as repo, Bundle};
 
 impl Lifecycle {
-    /// The bundle as stored, for `GET /clarification/{id}`.
+    /// The bundle as stored, for `GET /clarification/{id}`: the one read
+    /// that may write, as its name says. The asking agent's own read
+    /// collects an answer kept for it (pull delivery): delivered from then
+    /// on; anyone else's read changes nothing.
     ///
     /// # Errors
     /// 404 unknown or foreign.
-    /// The asking agent's own read collects an answer kept for it (pull
-    /// delivery): delivered from then on.
-    pub async fn read(&self, caller: &Caller, pending_id: &str) -> Result<BundleView> {
+    pub async fn read_collecting(&self, caller: &Caller, pending_id: &str) -> Result<BundleView> {
         let bundle = self.authorized_bundle(caller, pending_id).await?;
         let view = self.view(&bundle).await?;
         if view.awaiting_pickup && caller.is_asking_agent(bundle.session_id()) {

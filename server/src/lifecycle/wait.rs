@@ -84,88 +84,116 @@ impl Lifecycle {
         timeout: std::time::Duration,
     ) -> Result<WaitOutcome> {
         let deadline = tokio::time::Instant::now() + timeout;
-        let mut seen_closed = false;
-        let mut relay_awaited = false;
+        let mut seen = Seen::default();
         loop {
-            if let Wake::Resolved(response) = waiting.wake.borrow_and_update().clone() {
-                let status = if response.rejected {
-                    Status::Rejected
-                } else {
-                    Status::Answered
-                };
-                return Ok(WaitOutcome::Resolved(RespondBody::new(
-                    true, status, response,
-                )));
-            }
-            // Activeness before the rows: a claim committing between the two
-            // reads then shows up as a winner, never as "inactive, no winner".
-            let active = repo::is_active(self.db.pool(), pending_id).await?;
-            let bundle = repo::load(self.db.pool(), pending_id)
-                .await?
-                .ok_or(Error::NotFound("clarification request"))?;
-            if let Some(w) = bundle.winner() {
-                let delivery_pending = bundle.delivery_pending();
-                if bundle.awaits_pickup() {
-                    // Kept for the agent (pull delivery): its wait collects
-                    // it; anyone else only reads the outcome.
-                    if waiting.is_agent() {
-                        self.collect(&bundle).await?;
+            match self.look(pending_id, waiting, &mut seen).await? {
+                Step::Done(outcome) => return Ok(outcome),
+                Step::LookAgain => {}
+                Step::AwaitRelay => {
+                    let _ = tokio::time::timeout(RELAY_GRACE, waiting.wake.changed()).await;
+                }
+                Step::Sleep => tokio::select! {
+                    changed = waiting.wake.changed() => {
+                        if changed.is_err() { return Ok(WaitOutcome::TimedOut); }
                     }
-                    let response = w.to_response(pending_id, &clock::rfc3339(bundle.updated_at()));
-                    return Ok(WaitOutcome::Resolved(RespondBody::new(
-                        true, w.status, response,
-                    )));
-                }
-                if !delivery_pending {
-                    // A live delivery that raced this read carries what the
-                    // stored rows cannot: the rejection's reason (R2b).
-                    let live = match waiting.wake.borrow().clone() {
-                        Wake::Resolved(response) | Wake::Staged(response) => Some(response),
-                        _ => None,
-                    };
-                    if live.is_none()
-                        && w.status == Status::Rejected
-                        && self.cluster.is_shared()
-                        && !relay_awaited
-                    {
-                        // Delivered by another replica, whose wake (with the
-                        // reason, R9) trails its write through the relay:
-                        // give it a moment, once, before answering from rows.
-                        relay_awaited = true;
-                        let _ = tokio::time::timeout(RELAY_GRACE, waiting.wake.changed()).await;
-                        continue;
-                    }
-                    let response = live.unwrap_or_else(|| {
-                        w.to_response(pending_id, &clock::rfc3339(bundle.updated_at()))
-                    });
-                    return Ok(WaitOutcome::Resolved(RespondBody::new(
-                        true, w.status, response,
-                    )));
-                }
-            } else if !active {
-                // Inactive with no winner on two reads in a row: closed.
-                // One is not enough: a claim rolled back between the two
-                // reads above looks inactive first and winnerless after,
-                // yet is answerable again.
-                if seen_closed {
-                    if super::expiry::timed_out(&bundle) {
-                        return Ok(WaitOutcome::Expired(super::expiry::expired_body(
-                            &bundle, pending_id,
-                        )));
-                    }
-                    return Ok(WaitOutcome::Closed);
-                }
-                seen_closed = true;
-                continue;
-            }
-            seen_closed = false;
-            tokio::select! {
-                changed = waiting.wake.changed() => {
-                    if changed.is_err() { return Ok(WaitOutcome::TimedOut); }
-                }
-                () = tokio::time::sleep_until(deadline) => return Ok(WaitOutcome::TimedOut),
-                () = self.shutdown.cancelled() => return Ok(WaitOutcome::ShuttingDown),
+                    () = tokio::time::sleep_until(deadline) => return Ok(WaitOutcome::TimedOut),
+                    () = self.shutdown.cancelled() => return Ok(WaitOutcome::ShuttingDown),
+                },
             }
         }
     }
+
+    /// One look at the bundle: its wake first, then its rows.
+    async fn look(&self, pending_id: &str, waiting: &mut Waiting, seen: &mut Seen) -> Result<Step> {
+        // Marked seen, so the sleep below waits for a newer wake.
+        if let Wake::Resolved(response) = waiting.wake.borrow_and_update().clone() {
+            let status = if response.rejected {
+                Status::Rejected
+            } else {
+                Status::Answered
+            };
+            return Ok(Step::Done(WaitOutcome::Resolved(RespondBody::new(
+                true, status, response,
+            ))));
+        }
+        // Activeness before the rows: a claim committing between the two
+        // reads then shows up as a winner, never as "inactive, no winner".
+        let active = repo::is_active(self.db.pool(), pending_id).await?;
+        let bundle = repo::load(self.db.pool(), pending_id)
+            .await?
+            .ok_or(Error::NotFound("clarification request"))?;
+        let from_rows = |w: &clarify_core::Winner| {
+            w.to_response(pending_id, &clock::rfc3339(bundle.updated_at()))
+        };
+        if let Some(w) = bundle.winner() {
+            if bundle.awaits_pickup() {
+                // Kept for the agent (pull delivery): its wait collects it;
+                // anyone else only reads the outcome.
+                if waiting.is_agent() {
+                    self.collect(&bundle).await?;
+                }
+                let body = RespondBody::new(true, w.status, from_rows(&w));
+                return Ok(Step::Done(WaitOutcome::Resolved(body)));
+            }
+            if !bundle.delivery_pending() {
+                // A live delivery that raced this read carries what the
+                // stored rows cannot: the rejection's reason (R2b).
+                let live = match waiting.wake.borrow().clone() {
+                    Wake::Resolved(response) | Wake::Staged(response) => Some(response),
+                    _ => None,
+                };
+                if live.is_none()
+                    && w.status == Status::Rejected
+                    && self.cluster.is_shared()
+                    && !seen.relay_awaited
+                {
+                    // Delivered by another replica, whose wake (with the
+                    // reason, R9) trails its write through the relay: give
+                    // it a moment, once, before answering from rows.
+                    seen.relay_awaited = true;
+                    return Ok(Step::AwaitRelay);
+                }
+                let response = live.unwrap_or_else(|| from_rows(&w));
+                let body = RespondBody::new(true, w.status, response);
+                return Ok(Step::Done(WaitOutcome::Resolved(body)));
+            }
+        } else if !active {
+            // Inactive with no winner on two looks in a row: closed. One is
+            // not enough: a claim rolled back between the two reads above
+            // looks inactive first and winnerless after, yet is answerable
+            // again.
+            if !seen.closed_once {
+                seen.closed_once = true;
+                return Ok(Step::LookAgain);
+            }
+            return Ok(Step::Done(if super::expiry::timed_out(&bundle) {
+                WaitOutcome::Expired(super::expiry::expired_body(&bundle, pending_id))
+            } else {
+                WaitOutcome::Closed
+            }));
+        }
+        seen.closed_once = false;
+        Ok(Step::Sleep)
+    }
+}
+
+/// What one look at a bundle decides, for the wait loop.
+enum Step {
+    /// The wait is over.
+    Done(WaitOutcome),
+    /// Look again at once.
+    LookAgain,
+    /// Give another replica's wake a moment (once), then look again.
+    AwaitRelay,
+    /// Nothing yet: sleep until a wake, the deadline or shutdown.
+    Sleep,
+}
+
+/// What a wait has seen so far: the loop's only state.
+#[derive(Debug, Default)]
+struct Seen {
+    /// The last look found it inactive without a winner.
+    closed_once: bool,
+    /// A relayed wake was already given its moment.
+    relay_awaited: bool,
 }
