@@ -55,6 +55,7 @@ pub mod create;
 pub mod envelope;
 pub mod event;
 pub mod field;
+pub mod id;
 pub mod listing;
 pub mod metadata_key;
 pub mod name;
@@ -75,6 +76,7 @@ pub use create::{BundleSpec, CreateError, NewBundle, NewOption, NewQuestion, val
 pub use envelope::{Answer, ErrorBody, RespondBody, Response};
 pub use event::{EventKind, MessageKind};
 pub use field::FieldPath;
+pub use id::{PendingId, SessionId, TaskId, TurnId, UserId, WorkspaceId};
 pub use listing::{Cursor, ListError, ListedQuestion, PendingBundle, PendingPage};
 pub use name::{MAX_DESCRIPTION, Name, NameError, check_description};
 pub use provenance::{
@@ -84,7 +86,7 @@ pub use question::{Question, QuestionOption};
 pub use runes::{MAX_TEXT_RUNES, exceeds_text_limit, rune_count};
 pub use session::{PendingAction, SessionState, pending_action};
 pub use status::{BundleStatus, Status};
-pub use view_status::ViewStatus;
 pub use stored::{ClarificationMetadata, StoredMessage, Winner, sort_d2, winner};
 pub use submission::{AnswerInput, ConflictingReasons, Submission};
 pub use validate::{Outcome, SubmissionError, validate_submission};
+pub use view_status::ViewStatus;

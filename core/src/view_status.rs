@@ -85,7 +85,14 @@ mod tests {
 
     #[test]
     fn every_spelling_round_trips() {
-        for text in ["pending", "answered", "rejected", "cancelled", "expired", "responding"] {
+        for text in [
+            "pending",
+            "answered",
+            "rejected",
+            "cancelled",
+            "expired",
+            "responding",
+        ] {
             let status = ViewStatus::parse(text);
             assert!(matches!(status, ViewStatus::Known(_)), "{text}");
             assert_eq!(serde_json::to_value(&status).unwrap(), text);

@@ -199,17 +199,38 @@ fn every_creation_rule_is_reached_and_names_its_field() {
                 return Ok(());
             };
             let error = validate_new_bundle(&broken).expect_err("one rule broken");
-            prop_assert_eq!(create_rule(&error), rule, "{}", error);
-            prop_assert_eq!(error.field().to_string(), field.as_str());
-            prop_assert!(error.to_string().starts_with(&field), "{}", error);
+            let refusal = Refusal {
+                rule: create_rule(&error),
+                field: error.field().to_string(),
+                message: error.to_string(),
+            };
+            refusal.is(rule, &field)?;
             seen.borrow_mut().insert(rule);
             Ok(())
         })
         .unwrap();
-    let missed: Vec<_> = CREATE_RULES
-        .iter()
-        .filter(|r| !seen.borrow().contains(*r))
-        .collect();
+    all_reached(&CREATE_RULES, &seen.borrow());
+}
+
+/// A refusal as the test compares it.
+struct Refusal {
+    rule: &'static str,
+    field: String,
+    message: String,
+}
+
+impl Refusal {
+    /// It is `rule`'s, names `field`, and its message starts with it.
+    fn is(&self, rule: &str, field: &str) -> Result<(), TestCaseError> {
+        prop_assert_eq!(self.rule, rule, "{}", self.message);
+        prop_assert_eq!(self.field.as_str(), field);
+        prop_assert!(self.message.starts_with(field), "{}", self.message);
+        Ok(())
+    }
+}
+
+fn all_reached(rules: &[&str], seen: &BTreeSet<&str>) {
+    let missed: Vec<_> = rules.iter().filter(|r| !seen.contains(*r)).collect();
     assert!(missed.is_empty(), "never reached: {missed:?}");
 }
 
@@ -361,16 +382,15 @@ fn every_n_rule_is_reached_and_names_its_field() {
                 return Ok(());
             };
             let error = validate_submission(&questions, &submission).expect_err("one rule broken");
-            prop_assert_eq!(submission_rule(&error), rule, "{}", error);
-            prop_assert_eq!(error.field().to_string(), field.as_str());
-            prop_assert!(error.to_string().starts_with(&field), "{}", error);
+            let refusal = Refusal {
+                rule: submission_rule(&error),
+                field: error.field().to_string(),
+                message: error.to_string(),
+            };
+            refusal.is(rule, &field)?;
             seen.borrow_mut().insert(rule);
             Ok(())
         })
         .unwrap();
-    let missed: Vec<_> = SUBMISSION_RULES
-        .iter()
-        .filter(|r| !seen.borrow().contains(*r))
-        .collect();
-    assert!(missed.is_empty(), "never reached: {missed:?}");
+    all_reached(&SUBMISSION_RULES, &seen.borrow());
 }

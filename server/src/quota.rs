@@ -143,7 +143,7 @@ mod tests {
         let agent = |session: &str| {
             Caller::Agent(Agent {
                 session_id: session.into(),
-                creator: "alice".into(),
+                creator: Some("alice".into()),
                 scoped: true,
             })
         };
@@ -156,7 +156,7 @@ mod tests {
         );
         let orphan = Caller::Agent(Agent {
             session_id: "s3".into(),
-            creator: String::new(),
+            creator: None,
             scoped: false,
         });
         assert!(places.open(&orphan).is_ok(), "counted as the unscoped user");

@@ -52,10 +52,10 @@ async fn questions(state: &AppState, count: usize, resume_target: &str) -> Vec<S
         let session = insert_session(state.db(), &task, resume_target).await;
         let created = state
             .lifecycle
-            .create_bundle(&session, &bundle(), false, None)
+            .create_bundle(&session.as_str().into(), &bundle(), false, None)
             .await
             .unwrap();
-        pending.push(created.pending_id);
+        pending.push(created.pending_id.into_string());
     }
     pending
 }
@@ -76,7 +76,7 @@ async fn blocked_agents(
         let session = insert_session(state.db(), &task, "").await;
         let (created, mut waiting) = state
             .lifecycle
-            .create_attached(&session, &bundle(), None)
+            .create_attached(&session.as_str().into(), &bundle(), None)
             .await
             .unwrap();
         let lifecycle = state.lifecycle.clone();
@@ -87,7 +87,7 @@ async fn blocked_agents(
                 .await
                 .expect("the agent got its answer")
         }));
-        pending.push(created.pending_id);
+        pending.push(created.pending_id.into_string());
     }
     (pending, blocked)
 }
@@ -199,7 +199,7 @@ async fn answers(state: &AppState, pending: Vec<String>) -> f64 {
                 .resolve(
                     &Caller::Unscoped,
                     &Via::channel(Channel::Rest),
-                    &pending_id,
+                    &pending_id.as_str().into(),
                     &submission(),
                 )
                 .await

@@ -43,7 +43,7 @@ async fn blocked_agent(
     .unwrap();
     let (created, mut waiting) = agent
         .lifecycle
-        .create_attached(&session, &bundle, None)
+        .create_attached(&session.as_str().into(), &bundle, None)
         .await
         .unwrap();
     let lifecycle = agent.lifecycle.clone();
@@ -55,7 +55,7 @@ async fn blocked_agent(
             .expect("the agent got the answer");
         Instant::now()
     });
-    (created.pending_id, blocked)
+    (created.pending_id.into_string(), blocked)
 }
 
 async fn answer(answerer: &AppState, pending_id: &str) {
@@ -68,7 +68,7 @@ async fn answer(answerer: &AppState, pending_id: &str) {
         .resolve(
             &Caller::Unscoped,
             &Via::channel(Channel::Rest),
-            pending_id,
+            &pending_id.into(),
             &submission,
         )
         .await

@@ -77,7 +77,7 @@ async fn median_times(history: usize) -> (Duration, Duration) {
             .await
             .unwrap();
         lifecycle
-            .create_bundle(&session.id, &bundle, false, None)
+            .create_bundle(&session.id.as_str().into(), &bundle, false, None)
             .await
             .unwrap();
         sessions.push(session.id);

@@ -79,7 +79,7 @@ async fn seed(dir: &std::path::Path, history: usize, pending: usize) {
         let session = clarify_tests::insert_session(state.db(), &task, "").await;
         state
             .lifecycle
-            .create_bundle(&session, &bundle, false, None)
+            .create_bundle(&session.as_str().into(), &bundle, false, None)
             .await
             .unwrap();
         sessions.push((session, task));

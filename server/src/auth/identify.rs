@@ -5,6 +5,8 @@ use axum::http::HeaderMap;
 use axum::http::header::{AUTHORIZATION, COOKIE};
 
 use super::tokens::PAT_PREFIX;
+use clarify_core::{SessionId, UserId};
+
 use super::{Agent, Caller};
 use crate::clock::now_micros;
 use crate::db::{Db, sessions, users};
@@ -61,8 +63,10 @@ async fn agent_session(db: &Db, headers: &HeaderMap) -> sqlx::Result<Option<sess
 pub async fn identify(db: &Db, headers: &HeaderMap, auth: bool) -> sqlx::Result<Option<Caller>> {
     if let Some(session) = agent_session(db, headers).await? {
         return Ok(Some(Caller::Agent(Agent {
-            session_id: session.id,
-            creator: session.created_by,
+            session_id: SessionId::from(session.id),
+            creator: Some(session.created_by)
+                .filter(|id| !id.is_empty())
+                .map(UserId::from),
             scoped: auth,
         })));
     }
@@ -78,13 +82,13 @@ pub async fn identify(db: &Db, headers: &HeaderMap, auth: bool) -> sqlx::Result<
                 return Ok(None);
             };
             users::touch_token(db.pool(), &token_id, now).await?;
-            return Ok(Some(Caller::User(user.id)));
+            return Ok(Some(Caller::User(user.id.into())));
         }
         return Ok(None);
     }
     if let Some(secret) = session_cookie(headers) {
         let user = users::by_browser_secret(db.pool(), &hash_secret(secret), now).await?;
-        return Ok(user.map(|u| Caller::User(u.id)));
+        return Ok(user.map(|u| Caller::User(u.id.into())));
     }
     Ok(None)
 }

@@ -9,6 +9,8 @@
 pub mod identify;
 pub mod tokens;
 
+use clarify_core::{SessionId, UserId};
+
 use crate::db::clarification::Bundle;
 use crate::db::{Db, sessions, visibility};
 
@@ -20,7 +22,7 @@ pub enum Caller {
     /// everything (A4), and nobody in particular.
     Unscoped,
     /// A user, by id.
-    User(String),
+    User(UserId),
     /// An agent, by its session's token, with auth on or off.
     Agent(Agent),
 }
@@ -29,11 +31,11 @@ pub enum Caller {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Agent {
     /// The agent's session.
-    pub session_id: String,
-    /// The user whose request created that session (`""` when auth
-    /// was off, or the session predates the record): the agent's
-    /// connections count against that user's quotas (issue 26).
-    pub creator: String,
+    pub session_id: SessionId,
+    /// The user whose request created that session (`None` when auth was
+    /// off, or the session predates the record): the agent's connections
+    /// count against that user's quotas (issue 26).
+    pub creator: Option<UserId>,
     /// Auth is on: the agent sees its own session's questions only. With
     /// auth off it is authorized for everything like any caller (A4: no
     /// caller is newly denied), but still known, so only it takes the
@@ -80,7 +82,10 @@ impl Caller {
     pub fn holder(&self) -> String {
         match self {
             Self::User(id) => format!("user:{id}"),
-            Self::Agent(Agent { creator, .. }) if !creator.is_empty() => format!("user:{creator}"),
+            Self::Agent(Agent {
+                creator: Some(creator),
+                ..
+            }) => format!("user:{creator}"),
             Self::Unscoped | Self::Agent(_) => "unscoped".to_owned(),
         }
     }
@@ -140,15 +145,20 @@ pub async fn may_access_bundle(db: &Db, caller: &Caller, bundle: &Bundle) -> sql
     match caller {
         Caller::Unscoped => Ok(true),
         Caller::Agent(agent) => Ok(bundle.session_id() == agent.session_id),
-        Caller::User(_) => may_access_task(db, caller, bundle.task_id()).await,
+        // M5a: a bundle whose task cannot be resolved is nobody's to see.
+        Caller::User(_) => match bundle.task() {
+            Some(task_id) => may_access_task(db, caller, task_id).await,
+            None => Ok(false),
+        },
     }
 }
 
-/// The user id to record as owner of what `caller` creates (`""` unscoped).
+/// The user to record as owner of what `caller` creates: none unless a
+/// user is calling.
 #[must_use]
-pub fn owner_id(caller: &Caller) -> &str {
+pub fn owner_id(caller: &Caller) -> Option<&UserId> {
     match caller {
-        Caller::User(id) => id,
-        Caller::Unscoped | Caller::Agent(_) => "",
+        Caller::User(id) => Some(id),
+        Caller::Unscoped | Caller::Agent(_) => None,
     }
 }

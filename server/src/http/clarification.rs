@@ -5,7 +5,7 @@ use std::time::Duration;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
-use clarify_core::{Attempts, Channel, ErrorBody, RespondBody, Submission, api};
+use clarify_core::{Attempts, Channel, ErrorBody, PendingId, RespondBody, Submission, api};
 use serde::Deserialize;
 
 use super::error::{Error, Result};
@@ -56,8 +56,8 @@ pub async fn create(
         StatusCode::OK
     };
     let asked = api::Asked {
-        id: created.pending_id.clone(),
-        pending_id: created.pending_id,
+        id: created.pending_id.to_string(),
+        pending_id: created.pending_id.into_string(),
         created: created.created,
     };
     Ok((status, axum::Json(asked)))
@@ -78,7 +78,7 @@ pub async fn create(
 pub async fn read(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    Path(id): Path<PendingId>,
 ) -> Result<axum::Json<api::BundleView>> {
     Ok(axum::Json(
         state.lifecycle.read_collecting(&caller, &id).await?,
@@ -114,7 +114,7 @@ const DEFAULT_WAIT: Duration = Duration::from_secs(30);
 pub async fn wait(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    Path(id): Path<PendingId>,
     Query(query): Query<WaitQuery>,
 ) -> Result<axum::Json<RespondBody>> {
     let timeout = query
@@ -147,7 +147,7 @@ pub async fn respond(
     State(state): State<AppState>,
     caller: Caller,
     headers: HeaderMap,
-    Path(id): Path<String>,
+    Path(id): Path<PendingId>,
     Json(submission): Json<Submission>,
 ) -> Result<axum::Json<RespondBody>> {
     let via = Via::channel(channel_of(&headers));
@@ -192,7 +192,7 @@ fn channel_of(headers: &HeaderMap) -> Channel {
 pub async fn attempts(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    Path(id): Path<PendingId>,
     Query(page): Query<PageQuery>,
 ) -> Result<axum::Json<Attempts>> {
     Ok(axum::Json(
@@ -220,7 +220,7 @@ pub async fn attempts(
 pub async fn detach(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    Path(id): Path<PendingId>,
 ) -> Result<axum::Json<api::Acknowledged>> {
     state.lifecycle.detach_as(&caller, &id).await?;
     Ok(axum::Json(api::Acknowledged {
@@ -245,7 +245,7 @@ pub async fn detach(
 pub async fn cancel(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    Path(id): Path<PendingId>,
 ) -> Result<axum::Json<api::Acknowledged>> {
     state.lifecycle.cancel(&caller, &id).await?;
     Ok(axum::Json(api::Acknowledged {

@@ -109,8 +109,7 @@ impl Follower {
         if self.last.len() >= REMEMBERED {
             self.last.clear();
         }
-        self.last
-            .insert(notice.pending_id.clone(), notice.event);
+        self.last.insert(notice.pending_id.clone(), notice.event);
         true
     }
 

@@ -3,7 +3,9 @@
 //! will block on the answer.
 
 use clarify_core::stored::bundle_questions;
-use clarify_core::{EventKind, NewBundle, SessionState, Status, validate_new_bundle};
+use clarify_core::{
+    EventKind, NewBundle, PendingId, SessionId, SessionState, Status, validate_new_bundle,
+};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -20,7 +22,7 @@ use crate::waiters::Waiting;
 #[derive(Debug, Clone, Serialize)]
 pub struct Created {
     /// The bundle's id.
-    pub pending_id: String,
+    pub pending_id: PendingId,
     /// `false` when an identical active request already existed.
     pub created: bool,
 }
@@ -37,11 +39,12 @@ impl Lifecycle {
     /// ended one.
     pub async fn create_bundle(
         &self,
-        session_id: &str,
+        session_id: &SessionId,
         new: &NewBundle,
         attach: bool,
         expires_in: Option<Duration>,
     ) -> Result<Created> {
+        let session_id = session_id.as_str();
         let pending_id = new_id();
         if attach {
             self.waiters.touch(&pending_id);
@@ -63,10 +66,11 @@ impl Lifecycle {
     /// As [`Lifecycle::create_bundle`].
     pub async fn create_attached(
         &self,
-        session_id: &str,
+        session_id: &SessionId,
         new: &NewBundle,
         expires_in: Option<Duration>,
     ) -> Result<(Created, Waiting)> {
+        let session_id = session_id.as_str();
         let pending_id = new_id();
         let waiting = self.waiters.wait(&pending_id);
         let created = self
@@ -146,7 +150,7 @@ impl Lifecycle {
             self.publish_session(session_id, &session.task_id).await;
         }
         Ok(Created {
-            pending_id,
+            pending_id: pending_id.into(),
             created,
         })
     }

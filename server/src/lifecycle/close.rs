@@ -1,6 +1,7 @@
 //! Closing without an answer: the agent stops waiting (detach), cancels
 //! (A9); and what every closing does afterwards.
 
+use clarify_core::PendingId;
 use clarify_core::SessionState;
 
 use super::{Error, Lifecycle, Result};
@@ -16,7 +17,8 @@ impl Lifecycle {
     ///
     /// # Errors
     /// Database errors.
-    pub async fn detach(&self, pending_id: &str) -> Result<()> {
+    pub async fn detach(&self, pending_id: &PendingId) -> Result<()> {
+        let pending_id = pending_id.as_str();
         let detached = repo::transition(
             &self.db,
             Scope::Bundle(pending_id),
@@ -35,7 +37,7 @@ impl Lifecycle {
     ///
     /// # Errors
     /// 404 unknown or foreign, 403 for a user, 409 when not active.
-    pub async fn detach_as(&self, caller: &Caller, pending_id: &str) -> Result<()> {
+    pub async fn detach_as(&self, caller: &Caller, pending_id: &PendingId) -> Result<()> {
         self.authorized_bundle(caller, pending_id).await?;
         if matches!(caller, Caller::User(_)) {
             return Err(Error::Forbidden("only the asking agent can stop waiting"));
@@ -50,7 +52,8 @@ impl Lifecycle {
     ///
     /// # Errors
     /// 404 unknown or foreign, 409 when it is not active.
-    pub async fn cancel(&self, caller: &Caller, pending_id: &str) -> Result<()> {
+    pub async fn cancel(&self, caller: &Caller, pending_id: &PendingId) -> Result<()> {
+        let pending_id = pending_id.as_str();
         let bundle = self.authorized_bundle(caller, pending_id).await?;
         let changed = repo::transition(
             &self.db,

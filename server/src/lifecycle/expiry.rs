@@ -105,7 +105,7 @@ impl Lifecycle {
         let via = Via::channel(Channel::Expiry);
         let submission = Submission::answers(answers);
         match self
-            .resolve(&Caller::Unscoped, &via, pending_id, &submission)
+            .resolve(&Caller::Unscoped, &via, &pending_id.into(), &submission)
             .await
         {
             // Either the defaults won, or a person's answer had: done.
@@ -171,24 +171,20 @@ enum Defaults {
 
 /// When `bundle` expires, as listed: RFC 3339, or `""` for never.
 pub(super) fn expires_at_text(bundle: &Bundle) -> String {
-    bundle
-        .messages
-        .iter()
-        .map(|m| m.metadata.expires_at)
-        .filter(|at| *at > 0)
-        .min()
-        .map(clock::rfc3339)
-        .unwrap_or_default()
+    bundle.expires_at().map(clock::rfc3339).unwrap_or_default()
 }
 
 /// Whether `bundle` expired on purpose (its time came), as opposed to being
 /// closed with its session: then a waiting agent is told so, typed.
 pub(super) fn timed_out(bundle: &Bundle) -> bool {
-    bundle.messages.iter().any(|m| {
-        m.metadata.status.known() == Some(Status::Expired)
-            && m.metadata.expires_at > 0
-            && bundle.updated_at() >= m.metadata.expires_at
-    })
+    let expired = bundle
+        .messages
+        .iter()
+        .any(|m| m.metadata.status.known() == Some(Status::Expired));
+    expired
+        && bundle
+            .expires_at()
+            .is_some_and(|at| bundle.updated_at() >= at)
 }
 
 /// What a wait on an expired bundle answers: `status: "expired"`, no

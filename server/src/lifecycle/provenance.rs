@@ -1,6 +1,7 @@
 //! Provenance: who resolves a bundle and how ([`Via`], from the adapter),
 //! the attempts that lost, and the log of them all.
 
+use clarify_core::PendingId;
 use clarify_core::listing::clamp_limit;
 use clarify_core::{ANONYMOUS, AnsweredBy, Attempt, Attempts, Channel};
 
@@ -48,7 +49,7 @@ impl Lifecycle {
             _ if via.channel == Channel::Expiry => String::new(),
             Caller::User(id) => users::by_id(self.db.pool(), id)
                 .await?
-                .map_or_else(|| id.clone(), |u| u.name),
+                .map_or_else(|| id.to_string(), |u| u.name),
             Caller::Unscoped | Caller::Agent(_) => ANONYMOUS.to_owned(),
         };
         Ok(AnsweredBy::new(&user, via.channel, &via.client))
@@ -79,10 +80,11 @@ impl Lifecycle {
     pub async fn attempts(
         &self,
         caller: &Caller,
-        pending_id: &str,
+        pending_id: &PendingId,
         cursor_text: &str,
         limit: Option<i64>,
     ) -> Result<Attempts> {
+        let pending_id = pending_id.as_str();
         let bundle = self.authorized_bundle(caller, pending_id).await?;
         let after = super::discovery::cursor(cursor_text.trim())?;
         let limit = clamp_limit(limit);

@@ -1,6 +1,7 @@
 //! ResolveBundle: authorize, validate, claim (P1), tell a loser the winner
 //! (R2); the winner's delivery is [`super::deliver`]'s.
 
+use clarify_core::PendingId;
 use clarify_core::stored::bundle_questions;
 use clarify_core::{AnsweredBy, RespondBody, Submission, validate_submission};
 
@@ -22,9 +23,10 @@ impl Lifecycle {
         &self,
         caller: &Caller,
         via: &Via,
-        pending_id: &str,
+        pending_id: &PendingId,
         submission: &Submission,
     ) -> Result<RespondBody> {
+        let pending_id = pending_id.as_str();
         let bundle = self.authorized_bundle(caller, pending_id).await?;
         if matches!(caller, Caller::Agent(agent) if agent.scoped) {
             return Err(Error::Forbidden("an agent cannot answer its own question"));

@@ -4,6 +4,7 @@
 
 use clarify_core::SessionState;
 use clarify_core::session::UnknownState;
+use clarify_core::{SessionId, TurnId};
 
 use super::{Error, Lifecycle, Result};
 use crate::clock::now_micros;
@@ -19,9 +20,10 @@ impl Lifecycle {
     /// 400 for an unknown state, 404 for an unknown session.
     pub async fn set_session_state(
         &self,
-        session_id: &str,
+        session_id: &SessionId,
         state: &str,
     ) -> Result<sessions::Session> {
+        let session_id = session_id.as_str();
         let state: SessionState = state
             .parse()
             .map_err(|e: UnknownState| Error::Invalid(e.to_string()))?;
@@ -62,7 +64,8 @@ impl Lifecycle {
     ///
     /// # Errors
     /// Database errors.
-    pub async fn start_turn(&self, session_id: &str, now: i64) -> Result<turns::Turn> {
+    pub async fn start_turn(&self, session_id: &SessionId, now: i64) -> Result<turns::Turn> {
+        let session_id = session_id.as_str();
         let mut tx = self.db.begin_write().await?;
         let started = self.start_turn_in(&mut tx, session_id, now).await?;
         tx.commit().await?;
@@ -130,7 +133,9 @@ impl Lifecycle {
     ///
     /// # Errors
     /// Database errors.
-    pub async fn complete_turn(&self, session_id: &str, turn_id: &str) -> Result<bool> {
+    pub async fn complete_turn(&self, session_id: &SessionId, turn_id: &TurnId) -> Result<bool> {
+        let turn_id = turn_id.as_str();
+        let session_id = session_id.as_str();
         let now = now_micros();
         let completed = turns::complete(self.db.pool(), turn_id, now).await?;
         let is_current = turns::current(self.db.pool(), session_id)

@@ -1,5 +1,6 @@
 //! One bundle as `GET /clarification/{id}` shows it.
 
+use clarify_core::PendingId;
 use clarify_core::api::BundleView;
 use clarify_core::listing::BundleIdentity;
 use clarify_core::{PendingBundle, Status, ViewStatus};
@@ -17,7 +18,12 @@ impl Lifecycle {
     ///
     /// # Errors
     /// 404 unknown or foreign.
-    pub async fn read_collecting(&self, caller: &Caller, pending_id: &str) -> Result<BundleView> {
+    pub async fn read_collecting(
+        &self,
+        caller: &Caller,
+        pending_id: &PendingId,
+    ) -> Result<BundleView> {
+        let pending_id = pending_id.as_str();
         let bundle = self.authorized_bundle(caller, pending_id).await?;
         let view = self.view(&bundle).await?;
         if view.awaiting_pickup && caller.is_asking_agent(bundle.session_id()) {

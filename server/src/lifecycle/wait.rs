@@ -1,6 +1,7 @@
 //! Waiting for an answer (A5a, A7): the asking agent attaches (an answer is
 //! handed to it), anyone else who may see the bundle observes.
 
+use clarify_core::PendingId;
 use clarify_core::{RespondBody, Status};
 
 use super::{Error, Lifecycle, Result};
@@ -51,7 +52,7 @@ impl Lifecycle {
     pub async fn wait(
         &self,
         caller: &Caller,
-        pending_id: &str,
+        pending_id: &PendingId,
         timeout: std::time::Duration,
     ) -> Result<WaitOutcome> {
         let bundle = self.authorized_bundle(caller, pending_id).await?;
@@ -79,10 +80,11 @@ impl Lifecycle {
     /// The bundle vanished (not found), database errors.
     pub async fn await_outcome(
         &self,
-        pending_id: &str,
+        pending_id: &PendingId,
         waiting: &mut Waiting,
         timeout: std::time::Duration,
     ) -> Result<WaitOutcome> {
+        let pending_id = pending_id.as_str();
         let deadline = tokio::time::Instant::now() + timeout;
         let mut seen = Seen::default();
         loop {

@@ -7,6 +7,7 @@
 
 use std::time::Duration;
 
+use clarify_core::SessionId;
 use clarify_core::validate_new_bundle;
 use rmcp::handler::server::tool::Extension;
 use rmcp::handler::server::wrapper::Parameters;
@@ -39,7 +40,7 @@ impl AgentServer {
     async fn ask(
         &self,
         caller: &Caller,
-        session_id: &str,
+        session_id: &SessionId,
         args: AskArgs,
         context: &RequestContext<RoleServer>,
     ) -> Result<AskOut, Error> {

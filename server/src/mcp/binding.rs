@@ -268,7 +268,7 @@ mod tests {
             owner(&Caller::User("b".into())),
             owner(&Caller::Agent(crate::auth::Agent {
                 session_id: "a".into(),
-                creator: "a".into(),
+                creator: Some("a".into()),
                 scoped: true,
             })),
         ];

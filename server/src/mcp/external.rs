@@ -171,7 +171,7 @@ impl ExternalServer {
             // The same ResolveBundle as the REST endpoint (N2).
             self.state
                 .lifecycle
-                .resolve(&caller, &via, &args.pending_id, &submission)
+                .resolve(&caller, &via, &args.pending_id.as_str().into(), &submission)
                 .await
         }
         .await;

@@ -81,14 +81,19 @@ impl Bundle {
         &self.rows[0].session_id
     }
 
-    /// The task it blocks (M5), `""` when unresolvable (M5a).
+    /// The task it blocks (M5), `None` when unresolvable (M5a).
     #[must_use]
-    pub fn task_id(&self) -> &str {
+    pub fn task(&self) -> Option<&str> {
         self.rows
             .iter()
             .map(|r| r.task_id.as_str())
             .find(|t| !t.is_empty())
-            .unwrap_or("")
+    }
+
+    /// [`Bundle::task`] as the wire writes it: `""` when unresolvable.
+    #[must_use]
+    pub fn task_id(&self) -> &str {
+        self.task().unwrap_or_default()
     }
 
     /// The newest `updated_at` of its rows: when it was resolved, once it is.
@@ -142,6 +147,17 @@ impl Bundle {
         self.messages
             .iter()
             .any(|m| m.metadata.response_delivery_pending)
+    }
+
+    /// When it expires unanswered (microseconds), `None` for never: the
+    /// stored `0` read once, here.
+    #[must_use]
+    pub fn expires_at(&self) -> Option<i64> {
+        self.messages
+            .iter()
+            .map(|m| m.metadata.expires_at)
+            .filter(|at| *at > 0)
+            .min()
     }
 
     /// Its earliest `created_at` (D1).

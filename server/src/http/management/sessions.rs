@@ -4,7 +4,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use clarify_core::listing::clamp_limit;
-use clarify_core::{ErrorBody, SessionState, api};
+use clarify_core::{ErrorBody, SessionId, SessionState, TurnId, api};
 
 use crate::auth::Caller;
 use crate::clock::now_micros;
@@ -128,7 +128,9 @@ pub async fn create_session(
         description: description.to_owned(),
         // Its agent counts against this user (issue 26); agent tokens
         // cannot create sessions at all.
-        created_by: crate::auth::owner_id(&caller).to_owned(),
+        created_by: crate::auth::owner_id(&caller)
+            .map(ToString::to_string)
+            .unwrap_or_default(),
         created_at: now,
         updated_at: now,
     };
@@ -162,7 +164,7 @@ pub async fn create_session(
 pub async fn patch_session(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    Path(id): Path<SessionId>,
     Json(body): Json<api::SessionPatch>,
 ) -> Result<impl IntoResponse> {
     visible_session(&state, &caller, &id).await?;
@@ -185,7 +187,7 @@ pub async fn patch_session(
 pub async fn start_turn(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    Path(id): Path<SessionId>,
 ) -> Result<impl IntoResponse> {
     visible_session(&state, &caller, &id).await?;
     let turn = state.lifecycle.start_turn(&id, now_micros()).await?;
@@ -210,7 +212,7 @@ pub async fn start_turn(
 pub async fn complete_turn(
     State(state): State<AppState>,
     caller: Caller,
-    Path((id, turn_id)): Path<(String, String)>,
+    Path((id, turn_id)): Path<(SessionId, TurnId)>,
 ) -> Result<impl IntoResponse> {
     visible_session(&state, &caller, &id).await?;
     turns::get(state.db().pool(), &id, &turn_id)

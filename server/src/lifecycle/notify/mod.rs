@@ -135,7 +135,9 @@ impl Lifecycle {
         let notice = self.notice(&bundle, change, &base).await?;
         let deadline = now.saturating_add(crate::clock::micros(NOTIFY_FOR));
         let mut rows = vec![row(&bundle, change, json(&notice), now, deadline)];
-        if let (true, Some((remind_at, expires_at))) = (change == NoticeKind::Waiting, reminder_at(&bundle)) {
+        if let (true, Some((remind_at, expires_at))) =
+            (change == NoticeKind::Waiting, reminder_at(&bundle))
+        {
             let mut reminder = notice;
             reminder.event = NoticeKind::Reminder;
             reminder.answered_by = None;
@@ -199,12 +201,7 @@ fn json(notice: &clarify_core::api::Notice) -> String {
 /// When a bundle that expires is reminded of (80% of the way from its ask
 /// to its expiry), and when it expires; `None` when it never does.
 fn reminder_at(bundle: &Bundle) -> Option<(i64, i64)> {
-    let expires_at = bundle
-        .messages
-        .iter()
-        .map(|m| m.metadata.expires_at)
-        .filter(|at| *at > 0)
-        .min()?;
+    let expires_at = bundle.expires_at()?;
     let asked = bundle.created_at();
     Some((asked + (expires_at - asked) / 5 * 4, expires_at))
 }

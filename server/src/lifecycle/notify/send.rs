@@ -11,8 +11,8 @@ use super::super::resume::{Sent, WEBHOOK_TIMEOUT};
 use super::super::{Lifecycle, Result};
 use crate::clock::{micros, now_micros};
 use crate::db::clarification as repo;
-use clarify_core::api::NoticeKind;
 use crate::db::notifications::{self, Outgoing};
+use clarify_core::api::NoticeKind;
 
 /// How often each replica looks for due rows when nothing rang.
 const LOOK_EVERY: Duration = Duration::from_secs(1);
@@ -119,7 +119,9 @@ impl Lifecycle {
     async fn send_one(&self, webhooks: &super::Webhooks, row: &Outgoing) -> Result<()> {
         let pool = self.db.pool();
         // A reminder of a bundle no longer waiting would tell nothing true.
-        if row.event == NoticeKind::Reminder.as_str() && !repo::is_active(pool, &row.pending_id).await? {
+        if row.event == NoticeKind::Reminder.as_str()
+            && !repo::is_active(pool, &row.pending_id).await?
+        {
             return Ok(notifications::finish(pool, &row.id, "dropped", now_micros()).await?);
         }
         let what = format!("{} notice of {}", row.event, row.pending_id);
