@@ -4,7 +4,7 @@
 //! implements it; this module depends on nothing but the clock).
 
 use clarify_core::EventKind;
-use serde_json::Value;
+use clarify_core::api::Payload;
 use std::sync::Arc;
 
 use tokio::sync::broadcast;
@@ -49,7 +49,7 @@ impl Events {
 
     /// Publishes an event to every subscriber (none is fine), here and on
     /// the other replicas.
-    pub fn publish(&self, action: EventKind, payload: Value) {
+    pub fn publish(&self, action: EventKind, payload: Payload) {
         let event = Event {
             kind: "notification".to_owned(),
             action,

@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use clarify_core::EventKind;
+use clarify_core::api::{Payload, TaskChange};
 use clarify_server::Config;
 use clarify_tests::{TestServer, closed_with};
 use futures_util::{SinkExt as _, StreamExt as _};
@@ -107,7 +108,10 @@ async fn a_client_that_falls_behind_is_told_to_resync() {
     for n in 0..20_000 {
         server.event_hub().publish(
             EventKind::TaskUpdated,
-            json!({"task_id": format!("t{n}"), "session_id": "s", "padding": padding}),
+            Payload::Task(TaskChange {
+                task_id: format!("t{n}"),
+                session_id: padding.clone(),
+            }),
         );
     }
     let mut seen = 0;

@@ -109,7 +109,7 @@ fn resync() -> Event {
     Event {
         kind: "notification".to_owned(),
         action: EventKind::Resync,
-        payload: serde_json::Value::Null,
+        payload: clarify_core::api::Payload::None,
         timestamp: String::new(),
     }
 }

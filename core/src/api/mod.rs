@@ -18,4 +18,6 @@ pub use resources::{
     CreatedSession, Me, Message, Messages, Session, SessionView, Sessions, Task, TaskView, Tasks,
     Turn, User, Workspace, WorkspaceNotify, Workspaces,
 };
-pub use views::{Acknowledged, Asked, BundleView, Event, LoggedIn, MessageEvent};
+pub use views::{
+    Acknowledged, Asked, BundleView, Event, LoggedIn, MessageEvent, Payload, TaskChange,
+};

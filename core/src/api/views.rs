@@ -1,10 +1,10 @@
 //! Responses that are views rather than stored resources: a bundle as a
 //! reader sees it, acknowledgements, and live events.
 
+use alloc::boxed::Box;
 use alloc::string::String;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::{Message, User};
 use crate::envelope::Response;
@@ -100,8 +100,77 @@ pub struct Event {
     /// What it announces.
     pub action: EventKind,
     /// The changed object: a [`MessageEvent`] for message events,
-    /// `{task_id, session_id}` for task events.
-    pub payload: Value,
+    /// `{task_id, session_id}` for task events, `null` for `resync`.
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub payload: Payload,
     /// When it happened (RFC 3339).
     pub timestamp: String,
+}
+
+/// What an event carries (`Event.payload`), typed from where it is made to
+/// where it is read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Payload {
+    /// A transcript message and its session's pending action.
+    Message(Box<MessageEvent>),
+    /// Which task and session changed.
+    Task(TaskChange),
+    /// Nothing (`resync`): `null`.
+    None,
+}
+
+impl Payload {
+    /// The session the event is about.
+    #[must_use]
+    pub fn session_id(&self) -> Option<&str> {
+        match self {
+            Self::Message(event) => Some(&event.message.task_session_id),
+            Self::Task(change) => Some(&change.session_id),
+            Self::None => None,
+        }
+    }
+
+    /// The task the event is about (`""` on a legacy message without one).
+    #[must_use]
+    pub fn task_id(&self) -> Option<&str> {
+        match self {
+            Self::Message(event) => Some(&event.message.task_id),
+            Self::Task(change) => Some(&change.task_id),
+            Self::None => None,
+        }
+    }
+}
+
+/// A task event's payload.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskChange {
+    /// The task.
+    pub task_id: String,
+    /// Its session that changed.
+    pub session_id: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn each_payload_reads_back_as_its_own_kind() {
+        let task: Payload =
+            serde_json::from_value(json!({"task_id": "t", "session_id": "s"})).unwrap();
+        assert_eq!(task.session_id(), Some("s"));
+        assert!(matches!(task, Payload::Task(_)));
+        let message = json!({"id": "m", "task_session_id": "s", "task_id": "t",
+            "type": "clarification_request", "metadata": {}, "created_at": "x",
+            "updated_at": "x", "pending_action": null});
+        let message: Payload = serde_json::from_value(message).unwrap();
+        assert!(matches!(message, Payload::Message(_)), "{message:?}");
+        assert_eq!(message.task_id(), Some("t"));
+        let none: Payload = serde_json::from_value(json!(null)).unwrap();
+        assert_eq!(none, Payload::None);
+        assert_eq!(serde_json::to_value(&none).unwrap(), json!(null));
+    }
 }

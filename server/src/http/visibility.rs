@@ -37,9 +37,9 @@ impl Visibility {
         match &self.caller {
             _ if self.caller.sees_everything() => true,
             Caller::Unscoped => true,
-            Caller::Agent(agent) => event_session(&event.payload) == Some(&agent.session_id),
+            Caller::Agent(agent) => event.payload.session_id() == Some(agent.session_id.as_str()),
             Caller::User(_) => {
-                let task_id = event.payload["task_id"].as_str().unwrap_or_default();
+                let task_id = event.payload.task_id().unwrap_or_default();
                 if let Some(known) = self.tasks.get(task_id) {
                     return *known;
                 }
@@ -56,12 +56,4 @@ impl Visibility {
             }
         }
     }
-}
-
-/// The session an event is about: a message's `task_session_id`, or the
-/// `session_id` of a task or session event.
-fn event_session(payload: &serde_json::Value) -> Option<&str> {
-    payload["task_session_id"]
-        .as_str()
-        .or_else(|| payload["session_id"].as_str())
 }

@@ -3,9 +3,8 @@
 //! already publishes, with what a reader needs (task, questions, link, who
 //! answered). The operator webhooks (`notify`) send the same notices.
 
-use clarify_core::api::{Event, MessageEvent, Notice, NoticeKind};
+use clarify_core::api::{Event, MessageEvent, Notice, NoticeKind, Payload};
 use clarify_core::{ClarificationMetadata, EventKind, MessageKind, Status};
-use serde::Deserialize;
 
 use super::discovery::PendingArgs;
 use super::{Lifecycle, Result};
@@ -44,10 +43,10 @@ impl Lifecycle {
     /// # Errors
     /// Database errors.
     pub async fn notice_of(&self, event: &Event, base: &str) -> Result<Option<Notice>> {
-        // The socket's events carry their payload as JSON (task events have
-        // another shape): read as a message event once, here.
-        let message = MessageEvent::deserialize(&event.payload).ok();
-        let Some((pending_id, change)) = message.and_then(|m| change_of(event.action, &m)) else {
+        let Payload::Message(message) = &event.payload else {
+            return Ok(None);
+        };
+        let Some((pending_id, change)) = change_of(event.action, message) else {
             return Ok(None);
         };
         let Some(bundle) = repo::load(self.db.pool(), &pending_id).await? else {

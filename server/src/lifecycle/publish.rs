@@ -1,8 +1,8 @@
 //! Browser events, published only once what they announce is durable; the
 //! notices they make are queued from here too (`notify`).
 
-use clarify_core::{EventKind, api, pending_action};
-use serde_json::json;
+use clarify_core::api::{self, Payload, TaskChange};
+use clarify_core::{EventKind, pending_action};
 
 use super::{Lifecycle, Result};
 use crate::db::messages::{self, Message};
@@ -37,15 +37,17 @@ impl Lifecycle {
                 pending_action,
             };
             self.notify_change(kind, &payload, webhook.as_deref());
-            self.events.publish(kind, json!(payload));
+            self.events.publish(kind, Payload::Message(Box::new(payload)));
         }
         Ok(())
     }
 
     pub(super) async fn publish_session(&self, session_id: &str, task_id: &str) {
-        self.events.publish(
-            EventKind::TaskUpdated,
-            json!({"task_id": task_id, "session_id": session_id}),
-        );
+        let change = TaskChange {
+            task_id: task_id.to_owned(),
+            session_id: session_id.to_owned(),
+        };
+        self.events
+            .publish(EventKind::TaskUpdated, Payload::Task(change));
     }
 }

@@ -8,7 +8,6 @@ use clarify_core::EventKind;
 use clarify_core::api::{BundleView, Message};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use serde_json::Value;
 
 use crate::api::{self, SubmitOutcome};
 use crate::overlay::Overlay;
@@ -67,9 +66,7 @@ pub fn SessionPage(session_id: String) -> impl IntoView {
     ws::listen(move |event| {
         let ours = event
             .payload
-            .get("task_session_id")
-            .or_else(|| event.payload.get("session_id"))
-            .and_then(Value::as_str)
+            .session_id()
             .is_some_and(|s| id.with_value(|id| id == s));
         if ours || event.action == EventKind::Resync {
             load();

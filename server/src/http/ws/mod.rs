@@ -82,7 +82,7 @@ fn resync() -> Event {
     Event {
         kind: "notification".to_owned(),
         action: EventKind::Resync,
-        payload: serde_json::Value::Null,
+        payload: clarify_core::api::Payload::None,
         timestamp: clock::rfc3339(clock::now_micros()),
     }
 }
