@@ -175,3 +175,46 @@ async fn an_mcp_agent_asking_again_receives_the_answer_kept_for_it() {
     client.cancel().await.unwrap();
     server.stop().await;
 }
+
+/// With auth off, a tokenless poller is no longer taken for the agent
+/// (issue 27, item 3): before, its wait attached for the grace period, so
+/// an answer meant for an agent that had moved on was handed to the poller
+/// and the agent was never resumed. Now the agent is resumed.
+#[tokio::test]
+async fn without_auth_a_tokenless_poller_does_not_take_the_agents_live_delivery() {
+    let receiver = clarify_tests::Receiver::start().await;
+    let server = TestServer::start().await;
+    let (_, session, agent) = server.session_resumed_by(&receiver).await;
+    let pending = server.ask(&session, &agent, question()).await;
+
+    let (status, _) = server
+        .get(&format!("/clarification/{pending}/wait?timeout=1"))
+        .await;
+    assert_eq!(status, 504, "nothing yet");
+    assert_eq!(
+        view(&server, &pending).await["agent_waiting"],
+        false,
+        "an observer's poll attaches nobody"
+    );
+    let (status, won) = server.respond(&pending, &yes()).await;
+    assert_eq!((status, &won["claimed"]), (200, &json!(true)), "{won}");
+    assert_eq!(receiver.count(), 1, "the agent is resumed with the answer");
+    assert_eq!(receiver.last()["pending_id"], pending.as_str());
+
+    // The agent's own poll, by contrast, attaches it.
+    let second = server
+        .ask(
+            &session,
+            &agent,
+            json!([{"prompt": "Again?",
+        "options": [{"label": "a"}, {"label": "b"}]}]),
+        )
+        .await;
+    let (status, _) = server
+        .as_token(&agent)
+        .get(&format!("/clarification/{second}/wait?timeout=1"))
+        .await;
+    assert_eq!(status, 504);
+    assert_eq!(view(&server, &second).await["agent_waiting"], true);
+    server.stop().await;
+}

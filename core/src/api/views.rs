@@ -101,7 +101,7 @@ pub struct Event {
     pub action: EventKind,
     /// The changed object: a [`MessageEvent`] for message events,
     /// `{task_id, session_id}` for task events, `null` for `resync`.
-    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object, nullable))]
     pub payload: Payload,
     /// When it happened (RFC 3339).
     pub timestamp: String,
@@ -144,7 +144,6 @@ impl Payload {
 
 /// A task event's payload.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct TaskChange {
     /// The task.
     pub task_id: String,

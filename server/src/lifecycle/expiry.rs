@@ -177,14 +177,11 @@ pub(super) fn expires_at_text(bundle: &Bundle) -> String {
 /// Whether `bundle` expired on purpose (its time came), as opposed to being
 /// closed with its session: then a waiting agent is told so, typed.
 pub(super) fn timed_out(bundle: &Bundle) -> bool {
-    let expired = bundle
-        .messages
-        .iter()
-        .any(|m| m.metadata.status.known() == Some(Status::Expired));
-    expired
-        && bundle
-            .expires_at()
-            .is_some_and(|at| bundle.updated_at() >= at)
+    bundle.messages.iter().any(|m| {
+        m.metadata.status.known() == Some(Status::Expired)
+            && m.metadata.expires_at > 0
+            && bundle.updated_at() >= m.metadata.expires_at
+    })
 }
 
 /// What a wait on an expired bundle answers: `status: "expired"`, no

@@ -104,6 +104,9 @@ fn owner(caller: &Caller) -> String {
     match caller {
         Caller::Unscoped => "unscoped".to_owned(),
         Caller::User(id) => format!("user:{id}"),
+        // Without auth every caller is the one local user (A4): a session
+        // opened with an agent token stays usable without it, and back.
+        Caller::Agent(agent) if !agent.scoped => "unscoped".to_owned(),
         Caller::Agent(agent) => format!("agent:{}", agent.session_id),
     }
 }

@@ -109,7 +109,8 @@ impl Bundle {
     /// The bundle's id.
     #[must_use]
     pub fn pending_id(&self) -> &str {
-        &self.messages[0].metadata.pending_id
+        // The column, not the metadata: it is what the bundle was read by.
+        &self.rows[0].pending_id
     }
 
     /// The winner (R2b), if it has been answered or rejected.
