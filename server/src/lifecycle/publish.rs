@@ -37,7 +37,8 @@ impl Lifecycle {
                 pending_action,
             };
             self.notify_change(kind, &payload, webhook.as_deref());
-            self.events.publish(kind, Payload::Message(Box::new(payload)));
+            self.events
+                .publish(kind, Payload::Message(Box::new(payload)));
         }
         Ok(())
     }
