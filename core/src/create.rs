@@ -15,6 +15,9 @@ use crate::question::{Question, QuestionOption};
 use crate::runes::rune_count;
 use crate::serde_util::null_as_default;
 
+mod error;
+pub use error::CreateError;
+
 /// The fewest questions a bundle may hold.
 pub const MIN_QUESTIONS: usize = 1;
 /// The most questions a bundle may hold.
@@ -42,14 +45,18 @@ pub const MAX_CONTEXT_RUNES: usize = 20_000;
 #[serde(default)]
 pub struct NewBundle {
     /// The questions, 1–4.
-    #[cfg_attr(feature = "openapi", schema(min_items = 1, max_items = 4))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(min_items = 1, max_items = 4, required = true)
+    )]
     #[serde(deserialize_with = "null_as_default")]
     pub questions: Vec<NewQuestion>,
     /// Context shown once above the questions.
-    #[cfg_attr(feature = "openapi", schema(max_length = 20000))]
+    #[cfg_attr(feature = "openapi", schema(max_length = 20000, nullable))]
     #[serde(deserialize_with = "null_as_default")]
     pub context: String,
     /// The same context as paragraphs; joined with blank lines.
+    #[cfg_attr(feature = "openapi", schema(nullable))]
     #[serde(deserialize_with = "null_as_default")]
     pub context_paragraphs: Vec<String>,
 }
@@ -60,26 +67,35 @@ pub struct NewBundle {
 #[serde(default)]
 pub struct NewQuestion {
     /// An identifier of the agent's choosing; assigned when empty.
-    #[cfg_attr(feature = "openapi", schema(pattern = r"^\S{0,64}$"))]
+    #[cfg_attr(feature = "openapi", schema(pattern = r"^\S{0,64}$", nullable))]
     #[serde(alias = "question_id", deserialize_with = "null_as_default")]
     pub id: String,
     /// A short heading.
-    #[cfg_attr(feature = "openapi", schema(max_length = 200))]
+    #[cfg_attr(feature = "openapi", schema(max_length = 200, nullable))]
     #[serde(deserialize_with = "null_as_default")]
     pub title: String,
     /// The question itself; required.
     #[cfg_attr(
         feature = "openapi",
-        schema(min_length = 1, max_length = 10000, pattern = r"\S")
+        schema(
+            min_length = 1,
+            max_length = 10000,
+            pattern = r"[^\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]",
+            required = true
+        )
     )]
     #[serde(deserialize_with = "null_as_default")]
     pub prompt: String,
     /// The choices, 2–6.
-    #[cfg_attr(feature = "openapi", schema(min_items = 2, max_items = 6))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(min_items = 2, max_items = 6, required = true)
+    )]
     #[serde(deserialize_with = "null_as_default")]
     pub options: Vec<NewOption>,
     /// Several options may be chosen together (a hint to answerers; any
     /// question accepts several, N8).
+    #[cfg_attr(feature = "openapi", schema(nullable))]
     #[serde(
         deserialize_with = "null_as_default",
         skip_serializing_if = "core::ops::Not::not"
@@ -88,6 +104,7 @@ pub struct NewQuestion {
     /// The option chosen for the agent if the question expires unanswered
     /// (its id: the agent's own, or the assigned `q1_opt2`); only when every
     /// question of the bundle has one.
+    #[cfg_attr(feature = "openapi", schema(nullable))]
     #[serde(
         deserialize_with = "null_as_default",
         skip_serializing_if = "String::is_empty"
@@ -101,18 +118,23 @@ pub struct NewQuestion {
 #[serde(default)]
 pub struct NewOption {
     /// An identifier of the agent's choosing; assigned when empty.
-    #[cfg_attr(feature = "openapi", schema(pattern = r"^\S{0,64}$"))]
+    #[cfg_attr(feature = "openapi", schema(pattern = r"^\S{0,64}$", nullable))]
     #[serde(alias = "option_id", deserialize_with = "null_as_default")]
     pub id: String,
     /// What the option says; required.
     #[cfg_attr(
         feature = "openapi",
-        schema(min_length = 1, max_length = 500, pattern = r"\S")
+        schema(
+            min_length = 1,
+            max_length = 500,
+            pattern = r"[^\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]",
+            required = true
+        )
     )]
     #[serde(deserialize_with = "null_as_default")]
     pub label: String,
     /// A longer explanation.
-    #[cfg_attr(feature = "openapi", schema(max_length = 2000))]
+    #[cfg_attr(feature = "openapi", schema(max_length = 2000, nullable))]
     #[serde(deserialize_with = "null_as_default")]
     pub description: String,
 }
@@ -124,93 +146,6 @@ pub struct BundleSpec {
     pub questions: Vec<Question>,
     /// Shared context, `""` when none.
     pub context: String,
-}
-
-/// Why a new bundle was refused. Each message starts with the field it names.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum CreateError {
-    /// The bundle has fewer than 1 or more than 4 questions.
-    #[error("questions: a bundle has {MIN_QUESTIONS} to {MAX_QUESTIONS} questions, got {got}")]
-    QuestionCount {
-        /// How many were given.
-        got: usize,
-    },
-    /// A question offers fewer than 2 or more than 6 options.
-    #[error("{field}: a question has {MIN_OPTIONS} to {MAX_OPTIONS} options, got {got}")]
-    OptionCount {
-        /// `questions[i].options`.
-        field: FieldPath,
-        /// How many were given.
-        got: usize,
-    },
-    /// A required text (prompt, label) is empty or only whitespace.
-    #[error("{field}: is required")]
-    Required {
-        /// The empty field.
-        field: FieldPath,
-    },
-    /// A text holds U+0000, which no database backend can store alike.
-    #[error("{field}: may not contain the NUL character (U+0000)")]
-    NulCharacter {
-        /// The field.
-        field: FieldPath,
-    },
-    /// A text is longer than its limit.
-    #[error("{field}: is {runes} characters, the limit is {max}")]
-    TooLong {
-        /// The long field.
-        field: FieldPath,
-        /// Its length in runes.
-        runes: usize,
-        /// The limit in runes.
-        max: usize,
-    },
-    /// An identifier is too long or contains whitespace or control characters.
-    #[error("{field}: {id:?} is not a valid id (1 to {MAX_ID_RUNES} characters, no spaces)")]
-    InvalidId {
-        /// The id field.
-        field: FieldPath,
-        /// The id given.
-        id: String,
-    },
-    /// Two questions, or two options of one question, share an id.
-    #[error("{field}: duplicate id {id:?}")]
-    DuplicateId {
-        /// The second use of the id.
-        field: FieldPath,
-        /// The repeated id.
-        id: String,
-    },
-    /// Both `context` and `context_paragraphs` were given.
-    #[error("context: give either context or context_paragraphs, not both")]
-    TwoContexts,
-    /// A default names no option of its question.
-    #[error("{field}: {id:?} is not one of the question's option ids")]
-    UnknownDefault {
-        /// `questions[i].default_option_id`.
-        field: FieldPath,
-        /// The id given.
-        id: String,
-    },
-}
-
-impl CreateError {
-    /// The field the error names, as a path into the request.
-    #[must_use]
-    pub fn field(&self) -> FieldPath {
-        match self {
-            Self::QuestionCount { .. } => FieldPath::root("questions"),
-            Self::OptionCount { field, .. }
-            | Self::Required { field }
-            | Self::NulCharacter { field }
-            | Self::TooLong { field, .. }
-            | Self::InvalidId { field, .. }
-            | Self::DuplicateId { field, .. }
-            | Self::UnknownDefault { field, .. } => field.clone(),
-            Self::TwoContexts => FieldPath::root("context"),
-        }
-    }
 }
 
 /// Validates a new bundle and assigns the identifiers the agent left out.

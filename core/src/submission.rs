@@ -36,16 +36,22 @@ pub struct Submission {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = Submission))]
 #[serde(default, deny_unknown_fields, rename = "Submission")]
 struct Received {
-    /// One entry per question (N6); empty on a rejection.
+    /// One entry per question (N6); empty on a rejection. `null` reads
+    /// as absent, here and in every field of a submission.
+    #[cfg_attr(feature = "openapi", schema(nullable))]
     #[serde(deserialize_with = "null_as_default")]
     answers: Vec<AnswerInput>,
     /// Declines the whole bundle (N8a: not together with answers).
+    #[cfg_attr(feature = "openapi", schema(nullable))]
     #[serde(deserialize_with = "null_as_default")]
     rejected: bool,
     /// Why; at most 2000 characters (N8b).
+    #[cfg_attr(feature = "openapi", schema(nullable, max_length = 2000))]
     #[serde(deserialize_with = "null_as_default")]
     reject_reason: String,
-    /// The same as `reject_reason` (N1); give one or the other.
+    /// The same as `reject_reason` (N1); give one or the other (both only
+    /// when they are the same text).
+    #[cfg_attr(feature = "openapi", schema(nullable, max_length = 2000))]
     #[serde(deserialize_with = "null_as_default")]
     reason: String,
 }
@@ -94,12 +100,15 @@ pub struct ConflictingReasons;
 #[serde(default, deny_unknown_fields)]
 pub struct AnswerInput {
     /// The question answered.
+    #[cfg_attr(feature = "openapi", schema(nullable))]
     #[serde(deserialize_with = "null_as_default")]
     pub question_id: String,
     /// Chosen option ids; several valid ones are allowed (N8).
+    #[cfg_attr(feature = "openapi", schema(nullable))]
     #[serde(deserialize_with = "null_as_default")]
     pub selected_options: Vec<String>,
     /// Free text, at most 2000 runes before trimming (N8b, N3a rule 3).
+    #[cfg_attr(feature = "openapi", schema(nullable, max_length = 2000))]
     #[serde(deserialize_with = "null_as_default")]
     pub custom_text: String,
 }

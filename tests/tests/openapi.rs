@@ -238,3 +238,91 @@ async fn path_query_and_upgrade_rejections_use_the_error_shape() {
     );
     server.stop().await;
 }
+
+/// Issue 27 item 8: what the server refuses, the document forbids (the
+/// rest is Schemathesis's, with every check).
+#[tokio::test]
+async fn the_document_forbids_what_the_server_refuses() {
+    let document = document(false).await;
+    let schemas = &document["components"]["schemas"];
+    let no_nul = json!(r"^[^\x00]*$");
+    // No NUL in any text of a body (json.rs), keys included.
+    assert_eq!(
+        schemas["NewWorkspace"]["properties"]["name"]["allOf"][0]["pattern"],
+        no_nul
+    );
+    assert_eq!(
+        schemas["AnswerInput"]["properties"]["custom_text"]["pattern"],
+        no_nul
+    );
+    assert_eq!(schemas["NewBundle"]["propertyNames"]["pattern"], no_nul);
+    // Null reads as absent where the server says so (N1), and `reason`
+    // is the alias of `reject_reason`.
+    assert_eq!(
+        schemas["Submission"]["properties"]["reason"]["type"],
+        json!(["string", "null"])
+    );
+    // An optional body is absent, never `null`.
+    let body = &document["paths"]["/api/v1/tasks/{id}/sessions"]["post"]["requestBody"];
+    assert!(!body["required"].as_bool().unwrap_or(false));
+    assert_eq!(
+        body["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/NewSession"
+    );
+    // A page's limit is a whole number (or empty, read as absent), its
+    // cursor one the server issued.
+    let parameters = document["paths"]["/api/v1/tasks"]["get"]["parameters"]
+        .as_array()
+        .unwrap();
+    let schema =
+        |name: &str| parameters.iter().find(|p| p["name"] == name).unwrap()["schema"].clone();
+    assert_eq!(schema("limit")["anyOf"][0]["type"], "integer");
+    assert_eq!(schema("limit")["anyOf"][1]["maxLength"], 0);
+    assert!(
+        schema("cursor")["pattern"]
+            .as_str()
+            .unwrap()
+            .contains("djE6")
+    );
+    // The WebSocket route says it takes an upgrade only.
+    let ws = document["paths"]["/api/v1/ws"]["get"]["parameters"]
+        .as_array()
+        .unwrap();
+    let required: BTreeSet<&str> = ws
+        .iter()
+        .filter(|p| p["required"] == true)
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        required,
+        BTreeSet::from([
+            "Connection",
+            "Sec-WebSocket-Key",
+            "Sec-WebSocket-Version",
+            "Upgrade"
+        ])
+    );
+}
+
+/// Schemathesis found it: serde reads a struct from a JSON array too, so
+/// `[null, null]` created a session. Every body is an object; an array is
+/// JSON of the wrong shape (422), and nothing is made of it.
+#[tokio::test]
+async fn an_array_body_is_the_wrong_shape_not_an_object_spelt_by_position() {
+    let server = TestServer::start().await;
+    let (status, task) = server.post("/tasks", &json!({"title": "t"})).await;
+    assert_eq!(status, 201, "{task}");
+    let sessions = format!("/tasks/{}/sessions", task["id"].as_str().unwrap());
+    let (status, body) = server.post(&sessions, &json!([null, null])).await;
+    assert_eq!(status, 422, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("object"), "{body}");
+    let (status, body) = server
+        .post("/workspaces", &json!(["named by position"]))
+        .await;
+    assert_eq!(status, 422, "{body}");
+    let (_, listed) = server.get("/workspaces").await;
+    assert_eq!(listed["workspaces"], json!([]), "{listed}");
+    let (_, listed) = server.get(&sessions).await;
+    assert_eq!(listed["sessions"], json!([]), "{listed}");
+    server.stop().await;
+}

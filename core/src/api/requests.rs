@@ -16,7 +16,11 @@ pub struct NewWorkspace {
     /// Its name.
     #[cfg_attr(
         feature = "openapi",
-        schema(min_length = 1, max_length = 500, pattern = r"\S")
+        schema(
+            min_length = 1,
+            max_length = 500,
+            pattern = r"[^\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]"
+        )
     )]
     pub name: String,
 }
@@ -43,7 +47,11 @@ pub struct NewTask {
     /// What the task is.
     #[cfg_attr(
         feature = "openapi",
-        schema(min_length = 1, max_length = 500, pattern = r"\S")
+        schema(
+            min_length = 1,
+            max_length = 500,
+            pattern = r"[^\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]"
+        )
     )]
     pub title: String,
     /// More about it: at most 65,536 characters.
@@ -116,7 +124,7 @@ pub struct Ask {
     /// Seconds until the question expires unanswered (status `expired`);
     /// the server's `--question-ttl` when absent, else never.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 31_536_000))]
     pub expires_in_seconds: Option<u64>,
     /// The questions.
     #[serde(flatten)]

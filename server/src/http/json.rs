@@ -1,7 +1,8 @@
 //! A JSON body extractor whose rejections use the API's error shape, naming
 //! the field serde could not read (`answers[0].custom_text: invalid type…`),
-//! and refusing the NUL character anywhere in the body (PostgreSQL cannot
-//! store it, so neither backend accepts it).
+//! refusing the NUL character anywhere in the body (PostgreSQL cannot
+//! store it, so neither backend accepts it), and refusing an array where
+//! every body is an object.
 
 use axum::body::Bytes;
 use axum::extract::rejection::JsonRejection;
@@ -52,7 +53,8 @@ pub fn require_json(headers: &HeaderMap) -> Result<(), Error> {
 /// Reads a JSON body as `T`, naming the field at fault.
 ///
 /// # Errors
-/// 400 naming the field (or the NUL character's place).
+/// 400 naming the field (or the NUL character's place); 422 for JSON of
+/// the wrong shape, an array included.
 pub fn decode<T: DeserializeOwned>(bytes: &Bytes) -> Result<T, Error> {
     // JSON can only spell NUL as an escape; look closer only then.
     if bytes.windows(6).any(|w| w == b"\\u0000")
@@ -62,6 +64,14 @@ pub fn decode<T: DeserializeOwned>(bytes: &Bytes) -> Result<T, Error> {
         return Err(Error::BadRequest(format!(
             "{field}: may not contain the NUL character (U+0000)"
         )));
+    }
+    // serde reads a struct from a JSON array too, field by field, so
+    // `[null, null]` made a session and `["x"]` a workspace. Every body
+    // the API takes is an object; an array is JSON of the wrong shape.
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+        return Err(Error::Unprocessable(
+            "invalid request body: expected a JSON object, got an array".to_owned(),
+        ));
     }
     match axum::Json::<T>::from_bytes(bytes) {
         Ok(axum::Json(value)) => Ok(value),

@@ -4,7 +4,14 @@
 //! drift from what the server does.
 //!
 //! Here the generated paths get what every operation shares, stated once:
-//! the errors any route can answer, and who may call it.
+//! the errors any route can answer, and who may call it; and what the
+//! types alone cannot say about what the server takes (issue 27 item 8):
+//! no NUL in any text of a body ([`super::json`] refuses it), a body that
+//! may be absent is never `null`, the shape of a page's `limit` and
+//! `cursor`, a webhook URL the server will take, and the headers of a
+//! WebSocket upgrade. Schemathesis holds the document to it with every
+//! check (e2e/contract/schemathesis_check.py): a request the document
+//! allows is taken, one it forbids is refused.
 
 use std::sync::Arc;
 
@@ -16,6 +23,9 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::state::AppState;
+
+mod accepts;
+use accepts::{pages, refuse_nul, webhook_urls, websocket};
 
 /// The document, serialized once at start-up.
 #[derive(Debug, Clone)]
@@ -72,6 +82,10 @@ fn finish(api: utoipa::openapi::OpenApi, auth: bool) -> Value {
         },
     });
     link(&mut document);
+    refuse_nul(&mut document);
+    pages(&mut document);
+    webhook_urls(&mut document);
+    websocket(&mut document);
     if let Some(paths) = document["paths"].as_object_mut() {
         for (path, item) in paths.iter_mut() {
             let Some(item) = item.as_object_mut() else {

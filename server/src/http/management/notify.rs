@@ -112,16 +112,14 @@ pub async fn set_notify(
              notify WORKSPACE_ID URL`",
         ));
     }
-    let url = body
-        .webhook_url
-        .as_deref()
-        .map(str::trim)
-        .unwrap_or_default();
-    if url.chars().count() > LONGEST_URL {
+    let raw = body.webhook_url.as_deref().unwrap_or_default();
+    // Counted as sent, before trimming: the limit the contract states.
+    if raw.chars().count() > LONGEST_URL {
         return Err(Error::BadRequest(format!(
             "webhook_url: at most {LONGEST_URL} characters"
         )));
     }
+    let url = raw.trim();
     if !url.is_empty() {
         state
             .lifecycle

@@ -1,0 +1,266 @@
+//! What the types alone cannot say about what the server takes (issue 27
+//! item 8), added to the generated document: no NUL in any text of a body
+//! ([`super::super::json`] refuses it), a body that may be absent is never
+//! `null`, the shape of a page's `limit` and `cursor`, a webhook URL the
+//! server will take, and the headers of a WebSocket upgrade.
+
+use serde_json::{Value, json};
+
+/// What `str::trim` removes (Rust's `char::is_whitespace`), as the body of
+/// a regex class: the server trims text before it judges it.
+const WHITESPACE: &str = r"\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000";
+
+/// A string without U+0000: [`super::super::json::decode`] refuses the NUL
+/// character anywhere in a body, keys included (PostgreSQL cannot store it).
+const NO_NUL: &str = r"^[^\x00]*$";
+
+/// The schema of JSON that holds no NUL: what a body's unknown keys may
+/// carry where they are ignored.
+const JSON_WITHOUT_NUL: &str = "JsonWithoutNul";
+
+/// Every schema a request body reaches says that its texts and keys hold
+/// no NUL, and an object that ignores unknown keys says they hold none
+/// either. A body that may be absent (`Option<T>`) is documented as `T`
+/// not required: a `null` body is refused like any other wrong shape.
+pub(super) fn refuse_nul(document: &mut Value) {
+    let mut reached = std::collections::BTreeSet::new();
+    if let Some(paths) = document["paths"].as_object_mut() {
+        for operation in paths.values_mut().filter_map(Value::as_object_mut) {
+            for operation in operation.values_mut() {
+                let Some(body) = operation.get_mut("requestBody") else {
+                    continue;
+                };
+                for media in body["content"]
+                    .as_object_mut()
+                    .into_iter()
+                    .flat_map(|content| content.values_mut())
+                {
+                    let schema = &mut media["schema"];
+                    if let Some(only) = without_null(schema) {
+                        *schema = only;
+                    }
+                    refs(schema, &mut reached);
+                    no_nul(schema);
+                }
+            }
+        }
+    }
+    let schemas = &mut document["components"]["schemas"];
+    let mut pending: Vec<String> = reached.iter().cloned().collect();
+    while let Some(name) = pending.pop() {
+        let mut more = std::collections::BTreeSet::new();
+        refs(&schemas[&name], &mut more);
+        for found in more {
+            if reached.insert(found.clone()) {
+                pending.push(found);
+            }
+        }
+    }
+    for name in &reached {
+        if let Some(schema) = schemas.get_mut(name) {
+            no_nul(schema);
+        }
+    }
+    let itself = json!({"$ref": format!("#/components/schemas/{JSON_WITHOUT_NUL}")});
+    schemas[JSON_WITHOUT_NUL] = json!({
+        "description": "Any JSON value without U+0000 in a string or a key",
+        "anyOf": [
+            {"type": ["null", "boolean"]},
+            {"type": "number", "minimum": -1e308, "maximum": 1e308},
+            {"type": "string", "pattern": NO_NUL},
+            {"type": "array", "items": itself},
+            {"type": "object", "propertyNames": {"pattern": NO_NUL}, "additionalProperties": itself},
+        ],
+    });
+}
+
+/// `oneOf: [X, {type: null}]` as `X`.
+fn without_null(schema: &Value) -> Option<Value> {
+    let branches = schema.get("oneOf")?.as_array()?;
+    let rest: Vec<&Value> = branches
+        .iter()
+        .filter(|b| b.get("type") != Some(&json!("null")))
+        .collect();
+    (rest.len() == 1 && branches.len() == 2).then(|| rest[0].clone())
+}
+
+/// The component names `schema` refers to.
+fn refs(schema: &Value, found: &mut std::collections::BTreeSet<String>) {
+    match schema {
+        Value::Object(map) => {
+            if let Some(name) = map
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix("#/components/schemas/"))
+            {
+                found.insert(name.to_owned());
+            }
+            for value in map.values() {
+                refs(value, found);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| refs(item, found)),
+        _ => {}
+    }
+}
+
+/// `schema` and what it holds, NUL refused (see [`refuse_nul`]).
+fn no_nul(schema: &mut Value) {
+    let Some(map) = schema.as_object_mut() else {
+        return;
+    };
+    let types: Vec<&str> = match map.get("type") {
+        Some(Value::String(one)) => vec![one.as_str()],
+        Some(Value::Array(many)) => many.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let (string, object) = (types.contains(&"string"), types.contains(&"object"));
+    if string {
+        if map.contains_key("pattern") {
+            map.insert("allOf".into(), json!([{"pattern": NO_NUL}]));
+        } else {
+            map.insert("pattern".into(), json!(NO_NUL));
+        }
+    }
+    if object {
+        map.insert("propertyNames".into(), json!({"pattern": NO_NUL}));
+        if !map.contains_key("additionalProperties") {
+            map.insert(
+                "additionalProperties".into(),
+                json!({"$ref": format!("#/components/schemas/{JSON_WITHOUT_NUL}")}),
+            );
+        }
+    }
+    for key in ["properties", "$defs"] {
+        if let Some(children) = map.get_mut(key).and_then(Value::as_object_mut) {
+            children.values_mut().for_each(no_nul);
+        }
+    }
+    for key in ["items", "additionalProperties"] {
+        if let Some(child) = map.get_mut(key) {
+            no_nul(child);
+        }
+    }
+    for key in ["oneOf", "anyOf", "allOf", "prefixItems"] {
+        if let Some(children) = map.get_mut(key).and_then(Value::as_array_mut) {
+            children.iter_mut().for_each(no_nul);
+        }
+    }
+}
+
+/// A page `cursor` the server takes: empty (the first page), or one it
+/// issued (`next_cursor`), trimmed. Its form is base64url of
+/// `v1:<created_at>:<id>` ([`clarify_core::Cursor`]); this pattern admits
+/// every cursor the server issues (`created_at` of 1 to 18 digits, ids of
+/// bytes 0x20–0x3F and 0x60–0x7F, which hold every UUID) and no text it
+/// refuses. Derived, not written: e2e/contract/cursor_pattern.py prints
+/// it, and the contract test refuses a document whose pattern differs.
+const CURSOR_PATTERN: &str = r"^[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*(?:djE6(?:(?:O[DT][AEIMQUYcgk][0-5w-z]|[MN][DTjz][AEIMQUYcgk][0-5w-z]){0,5}(?:O[DT][AEIMQUYcgk]6|[MN][DTjz][AEIMQUYcgk]6)(?:(?:[I-PYZa-f][23CDGHSTWXijmnyz][014589ABEFIJMNQRUVYZcdghklopstwx][\-0-9_g-z])+|(?:[I-PYZa-f][23CDGHSTWXijmnyz][014589ABEFIJMNQRUVYZcdghklopstwx][\-0-9_g-z])*(?:[I-PYZa-f][AQgw]|[I-PYZa-f][23CDGHSTWXijmnyz][048AEIMQUYcgkosw]))|(?:O[DT][AEIMQUYcgk][0-5w-z]|[MN][DTjz][AEIMQUYcgk][0-5w-z]){0,5}(?:O[DT][op][\-0-9_g-z]|[MN][DTjz][op][\-0-9_g-z])(?:(?:[I-PYZa-f][23CDGHSTWXijmnyz][014589ABEFIJMNQRUVYZcdghklopstwx][\-0-9_g-z])*|(?:[I-PYZa-f][23CDGHSTWXijmnyz][014589ABEFIJMNQRUVYZcdghklopstwx][\-0-9_g-z])*(?:[I-PYZa-f][AQgw]|[I-PYZa-f][23CDGHSTWXijmnyz][048AEIMQUYcgkosw]))|(?:O[DT][AEIMQUYcgk][0-5w-z]|[MN][DTjz][AEIMQUYcgk][0-5w-z]){1,6}(?:O[ijmn][014589ABEFIJMNQRUVYZcdghklopstwx][\-0-9_g-z](?:(?:[I-PYZa-f][23CDGHSTWXijmnyz][014589ABEFIJMNQRUVYZcdghklopstwx][\-0-9_g-z])*|(?:[I-PYZa-f][23CDGHSTWXijmnyz][014589ABEFIJMNQRUVYZcdghklopstwx][\-0-9_g-z])*(?:[I-PYZa-f][AQgw]|[I-PYZa-f][23CDGHSTWXijmnyz][048AEIMQUYcgkosw]))|O[ijmn][048AEIMQUYcgkosw])))?[\t-\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*$";
+
+/// `?limit=` and `?cursor=` of every paged list, as the server reads them
+/// ([`super::super::extract::page_limit`], [`clarify_core::Cursor::decode`]).
+pub(super) fn pages(document: &mut Value) {
+    let Some(paths) = document["paths"].as_object_mut() else {
+        return;
+    };
+    let parameters = paths
+        .values_mut()
+        .filter_map(Value::as_object_mut)
+        .flat_map(|item| item.values_mut())
+        .filter_map(|operation| operation.get_mut("parameters"))
+        .filter_map(Value::as_array_mut)
+        .flatten()
+        .filter(|parameter| parameter["in"] == "query");
+    for parameter in parameters {
+        let name = parameter["name"].as_str().map(str::to_owned);
+        match name.as_deref() {
+            Some("limit") => {
+                // An empty `limit=` reads as absent.
+                parameter["schema"] = json!({"anyOf": [
+                    {"type": "integer", "format": "int64", "minimum": i64::MIN, "maximum": i64::MAX},
+                    {"type": "string", "maxLength": 0},
+                ]});
+                parameter["description"] = json!(
+                    "Page size: default 50 (also when absent, empty or below 1), at most 200 \
+                     (a larger one is clamped, L10)"
+                );
+            }
+            Some("cursor") => {
+                parameter["schema"] = json!({"type": "string", "pattern": CURSOR_PATTERN});
+                parameter["description"] = json!(
+                    "The previous page's `next_cursor`, exactly as returned (opaque); empty or \
+                     absent for the first page. Any other text is refused (400, L13)."
+                );
+            }
+            Some("created_since") => {
+                // Empty reads as absent; anything else must parse (L13).
+                parameter["schema"] = json!({"anyOf": [
+                    {"type": "string", "format": "date-time"},
+                    {"type": "string", "maxLength": 0},
+                ]});
+            }
+            _ => {}
+        }
+    }
+}
+
+/// An `http://` or `https://` URL that the webhook check
+/// (`lifecycle::resume::webhook`) takes under any network policy: a
+/// host name (never an address literal, which the policy may refuse), an
+/// optional port, then any printable text. The server takes more (public
+/// addresses, user info); the document promises what it always takes.
+const URL: &str = r"[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z](?:-?[A-Za-z0-9])*(?:\.[A-Za-z](?:-?[A-Za-z0-9])*)*(?::[0-9]{1,4})?(?:[/?#][!-~]*)?";
+
+/// The webhook URLs of a resume target and of a workspace's notices.
+pub(super) fn webhook_urls(document: &mut Value) {
+    let schemas = &mut document["components"]["schemas"];
+    if let Some(variants) = schemas
+        .pointer_mut("/ResumeTarget/oneOf")
+        .and_then(Value::as_array_mut)
+    {
+        for variant in variants {
+            // Untagged and strict: a variant takes its own key and no other.
+            variant["additionalProperties"] = json!(false);
+            if variant["properties"].get("webhook_url").is_some() {
+                variant["properties"]["webhook_url"]["pattern"] = json!(format!("^{URL}$"));
+            }
+        }
+    }
+    if let Some(notify) = schemas.pointer_mut("/SetWorkspaceNotify/properties/webhook_url") {
+        // Trimmed first; empty (or `null`) stops the notices.
+        notify["pattern"] = json!(format!("^[{WHITESPACE}]*(?:{URL})?[{WHITESPACE}]*$"));
+    }
+}
+
+/// `GET /ws` takes a WebSocket upgrade only (axum's `WebSocketUpgrade`):
+/// anything else is a 400 naming what is missing.
+pub(super) fn websocket(document: &mut Value) {
+    let Some(operation) = document.pointer_mut("/paths/~1api~1v1~1ws/get") else {
+        return;
+    };
+    let header = |name: &str, schema: Value, description: &str| {
+        json!({
+            "name": name, "in": "header", "required": true,
+            "description": description, "schema": schema,
+        })
+    };
+    let matching = |pattern: &str| json!({"type": "string", "pattern": pattern});
+    operation["parameters"] = json!([
+        header(
+            "Connection",
+            matching(r"^[\t -~]*[Uu][Pp][Gg][Rr][Aa][Dd][Ee][\t -~]*$"),
+            "Names `upgrade` (any case)",
+        ),
+        header(
+            "Upgrade",
+            matching("^[Ww][Ee][Bb][Ss][Oo][Cc][Kk][Ee][Tt]$"),
+            "`websocket` (any case)",
+        ),
+        header("Sec-WebSocket-Version", matching("^13$"), "`13`"),
+        header(
+            "Sec-WebSocket-Key",
+            json!({"type": "string"}),
+            "The client's nonce (RFC 6455)",
+        ),
+    ]);
+}
