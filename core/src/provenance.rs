@@ -24,6 +24,8 @@ pub enum Channel {
     Cli,
     /// Nobody: the bundle expired and its defaults were chosen.
     Expiry,
+    /// An answer link a notice carried (issue 28): one tap on an option.
+    Link,
 }
 
 impl Channel {
@@ -36,6 +38,7 @@ impl Channel {
             Self::Mcp => "mcp",
             Self::Cli => "cli",
             Self::Expiry => "expiry",
+            Self::Link => "link",
         }
     }
 
@@ -48,6 +51,7 @@ impl Channel {
             "mcp" => "over MCP",
             "cli" => "from the command line",
             "expiry" => "by its defaults, as it expired",
+            "link" => "through an answer link",
             _ => "",
         }
     }
@@ -60,9 +64,10 @@ impl Channel {
 pub struct AnsweredBy {
     /// The user's name under `--auth`, [`ANONYMOUS`] with auth off.
     pub user: String,
-    /// `browser`, `rest`, `mcp` or `cli`.
+    /// `browser`, `rest`, `mcp`, `cli`, `expiry` or `link`.
     pub channel: String,
-    /// The MCP client's name; `""` for other channels.
+    /// The MCP client's name; for `link`, the notice target that carried
+    /// it (`ntfy`, a webhook's host); `""` for other channels.
     #[serde(default)]
     pub client: String,
 }

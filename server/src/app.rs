@@ -42,6 +42,7 @@ pub fn app(state: AppState) -> Router {
     let routes = Router::new()
         .route("/healthz", get(healthz))
         .merge(http::routes(&state))
+        .merge(http::answer_link::routes())
         .merge(mcp::routes(&state))
         .merge(web_assets::routes())
         // Every other path: a 404 in the error shape, like every other error.

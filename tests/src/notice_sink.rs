@@ -175,6 +175,7 @@ pub fn assert_notice_keys(notice: &Value) {
         "url",
         "answered_by",
         "expires_at",
+        "actions",
     ] {
         assert!(notice.get(key).is_some(), "{key} always present: {notice}");
     }

@@ -127,6 +127,10 @@ async fn a_reminder_goes_out_once_before_expiry_and_never_for_an_answered_questi
     assert_eq!(expired["event"], "expired");
     let reminder = sink.accepted(&format!("{expiring}:reminder")).await;
     assert_eq!(reminder["event"], "reminder");
+    // Issue 28: the reminder carries the waiting notice's answer links.
+    let waiting = sink.accepted(&format!("{expiring}:waiting")).await;
+    assert_eq!(waiting["actions"].as_array().map(Vec::len), Some(2));
+    assert_eq!(reminder["actions"], waiting["actions"]);
     assert!(!reminder["expires_at"].as_str().unwrap().is_empty());
     let text = reminder["text"].as_str().unwrap();
     assert!(

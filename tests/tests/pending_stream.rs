@@ -107,6 +107,24 @@ async fn the_stream_starts_with_what_waits_then_follows_each_change_once() {
         ("waiting", &json!(second))
     );
 
+    // Issue 28: a one-question bundle's notice links each option; the
+    // stream's links say they came by the stream.
+    let actions = notice["actions"].as_array().expect("actions");
+    assert_eq!(actions.len(), 2, "{notice}");
+    let tap = actions[1]["url"].as_str().unwrap();
+    let tap = &tap[tap.find("/answer/").expect("an answer link")..];
+    let pressed = server.client().post(server.url(tap)).send().await.unwrap();
+    assert_eq!(pressed.status(), 200);
+    let (name, notice) = follower.next().await;
+    assert_eq!(
+        (name.as_str(), &notice["pending_id"]),
+        ("resolved", &json!(second))
+    );
+    assert_eq!(
+        notice["answered_by"],
+        json!({"user": "anonymous", "channel": "link", "client": "stream"})
+    );
+
     let answer = json!({"answers": [{"question_id": "q1", "selected_options": ["q1_opt1"]}]});
     assert_eq!(server.respond(&first, &answer).await.0, 200);
     let (name, notice) = follower.next().await;
@@ -119,15 +137,20 @@ async fn the_stream_starts_with_what_waits_then_follows_each_change_once() {
         json!({"user": "anonymous", "channel": "rest", "client": ""})
     );
 
+    let third = server
+        .ask(&other_session, &other_agent, question("Asked third?"))
+        .await;
+    let (name, _) = follower.next().await;
+    assert_eq!(name, "waiting");
     let (status, _) = server
-        .post(&format!("/clarification/{second}/cancel"), &json!({}))
+        .post(&format!("/clarification/{third}/cancel"), &json!({}))
         .await;
     assert!(status < 300);
     // Exactly once each: the answer's later writes announce nothing new.
     let (name, notice) = follower.next().await;
     assert_eq!(
         (name.as_str(), &notice["pending_id"]),
-        ("cancelled", &json!(second))
+        ("cancelled", &json!(third))
     );
     server.stop().await;
 }

@@ -10,7 +10,7 @@ mod requests;
 mod resources;
 mod views;
 
-pub use notice::{Notice, NoticeKind, escape_chat};
+pub use notice::{Notice, NoticeAction, NoticeKind, escape_chat};
 pub use requests::{
     Ask, Login, NewSession, NewTask, NewWorkspace, ResumeTarget, SessionPatch, SetWorkspaceNotify,
 };

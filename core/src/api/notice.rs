@@ -69,6 +69,25 @@ pub struct Notice {
     pub answered_by: Option<AnsweredBy>,
     /// When it expires unanswered (RFC 3339); `""` for never.
     pub expires_at: String,
+    /// For a `waiting` or `reminder` notice of a bundle of one question
+    /// that is not multi-select, one answer link per option (issue 28);
+    /// empty otherwise (its `url` opens the overlay).
+    #[serde(default)]
+    pub actions: Vec<NoticeAction>,
+}
+
+/// One option's answer link: a `GET` shows what it would answer and a
+/// Confirm button; a `POST` answers. The URL is its own capability for
+/// that bundle and option, and for nothing else.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct NoticeAction {
+    /// The option's label.
+    pub label: String,
+    /// The option it answers.
+    pub option_id: String,
+    /// The answer link.
+    pub url: String,
 }
 
 impl Notice {
@@ -136,6 +155,7 @@ mod tests {
             url: "http://localhost:7420/t/t".into(),
             answered_by: None,
             expires_at: "2026-12-01T10:00:00Z".into(),
+            actions: Vec::new(),
         }
     }
 

@@ -1,6 +1,7 @@
 //! The REST API under `/api/v1` (DESIGN.md "Contract"), and its OpenAPI
 //! document, made from the same route table.
 
+pub mod answer_link;
 mod auth;
 mod clarification;
 pub mod error;

@@ -8,6 +8,7 @@
 //! HTTP or MCP: it returns its own [`Error`] and outcome types, which the
 //! adapters in `crate::http` and `crate::mcp` map to their wire.
 
+mod answer_link;
 mod ask;
 mod close;
 mod deliver;
@@ -28,6 +29,7 @@ mod session;
 mod view;
 mod wait;
 
+pub use answer_link::{LINK_PATH, LINK_PREFIX, LinkPage, LinkState, client_of};
 pub use ask::Created;
 pub use error::{Error, Result};
 pub use expiry::{EXPIRY_EVERY, expires_in};

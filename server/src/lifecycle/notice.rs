@@ -12,6 +12,9 @@ use crate::auth::Caller;
 use crate::db::clarification::{self as repo, Bundle};
 use crate::db::tasks;
 
+/// The `client` of an answer through a link the stream carried.
+const STREAM_CLIENT: &str = "stream";
+
 /// What a message event says about its bundle (its `pending_id` and the
 /// change), if anything a follower cares for.
 pub(super) fn change_of(action: EventKind, event: &MessageEvent) -> Option<(String, NoticeKind)> {
@@ -52,7 +55,7 @@ impl Lifecycle {
         let Some(bundle) = repo::load(self.db.pool(), &pending_id).await? else {
             return Ok(None);
         };
-        Ok(Some(self.notice(&bundle, change, base).await?))
+        Ok(Some(self.streamed_notice(&bundle, change, base).await?))
     }
 
     /// A `waiting` notice for each bundle `caller` may answer now, oldest
@@ -69,10 +72,29 @@ impl Lifecycle {
         let mut notices = Vec::with_capacity(page.bundles.len());
         for listed in page.bundles {
             if let Some(bundle) = repo::load(self.db.pool(), &listed.pending_id).await? {
-                notices.push(self.notice(&bundle, NoticeKind::Waiting, base).await?);
+                notices.push(
+                    self.streamed_notice(&bundle, NoticeKind::Waiting, base)
+                        .await?,
+                );
             }
         }
         Ok(notices)
+    }
+
+    /// A notice for the stream, whose answer links record `stream`.
+    async fn streamed_notice(
+        &self,
+        bundle: &Bundle,
+        change: NoticeKind,
+        base: &str,
+    ) -> Result<Notice> {
+        let mut notice = self.notice(bundle, change, base).await?;
+        if super::answer_link::wants_links(bundle, change) {
+            let mut tx = self.db.begin_write().await?;
+            Self::add_links(&mut tx, bundle, &mut notice, base, STREAM_CLIENT).await?;
+            tx.commit().await?;
+        }
+        Ok(notice)
     }
 
     pub(super) async fn notice(
@@ -101,6 +123,7 @@ impl Lifecycle {
             url: format!("{base}/t/{}", bundle.task_id()),
             answered_by,
             expires_at: super::expiry::expires_at_text(bundle),
+            actions: Vec::new(),
         };
         notice.text = notice.describe();
         Ok(notice)

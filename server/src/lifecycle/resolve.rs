@@ -3,14 +3,14 @@
 
 use clarify_core::PendingId;
 use clarify_core::stored::bundle_questions;
-use clarify_core::{AnsweredBy, RespondBody, Submission, validate_submission};
+use clarify_core::{AnsweredBy, Outcome, Question, RespondBody, Submission, validate_submission};
 
 use super::deliver::Won;
 use super::provenance::{Lost, Via};
 use super::{Error, Lifecycle, Result};
 use crate::auth::Caller;
 use crate::clock::{self, now_micros};
-use crate::db::clarification as repo;
+use crate::db::clarification::{self as repo, Bundle};
 
 impl Lifecycle {
     /// ResolveBundle: authorize, validate (N6–N8b, L16), claim (P1), tell a
@@ -36,15 +36,28 @@ impl Lifecycle {
             .map_err(|e| Error::Invalid(e.to_string()))?;
 
         let by = self.answered_by(caller, via).await?;
+        self.settle(&bundle, &questions, &outcome, &by).await
+    }
+
+    /// The one claim every channel goes through, once `by` is known to
+    /// hold the right to answer `bundle` with `outcome`: live hand-over to
+    /// a blocked agent, else the claim (P1) and delivery for the winner
+    /// (R7), else the winner told to the loser (R2).
+    pub(super) async fn settle(
+        &self,
+        bundle: &Bundle,
+        questions: &[Question],
+        outcome: &Outcome,
+        by: &AnsweredBy,
+    ) -> Result<RespondBody> {
+        let pending_id = bundle.pending_id();
         let now = now_micros();
-        if self.agent_blocked(&bundle).await {
+        if self.agent_blocked(bundle).await {
             let response = outcome.to_response(pending_id, &clock::rfc3339(now));
-            return self
-                .resolve_live(&bundle, &outcome, &by, response, now)
-                .await;
+            return self.resolve_live(bundle, outcome, by, response, now).await;
         }
         let claimed =
-            match repo::complete_active_bundle(&self.db, pending_id, &outcome, &by, now).await {
+            match repo::complete_active_bundle(&self.db, pending_id, outcome, by, now).await {
                 Ok(claimed) => claimed,
                 Err(error) => {
                     // R4a: logged with the pending_id, answered 500, not retried.
@@ -53,14 +66,14 @@ impl Lifecycle {
                 }
             };
         let Some(claim) = claimed else {
-            return self.loser(pending_id, &by).await;
+            return self.loser(pending_id, by).await;
         };
 
         let response = outcome.to_response(pending_id, &clock::rfc3339(now));
         let won = Won {
-            bundle: &bundle,
-            questions: &questions,
-            outcome: &outcome,
+            bundle,
+            questions,
+            outcome,
             response: &response,
             token: claim.token,
         };

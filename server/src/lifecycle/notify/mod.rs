@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clarify_core::EventKind;
-use clarify_core::api::{MessageEvent, NoticeKind};
+use clarify_core::api::{MessageEvent, Notice, NoticeKind};
 
 use super::notice::change_of;
 use super::resume::Webhooks;
@@ -134,7 +134,7 @@ impl Lifecycle {
         let base = self.notifications.base.clone();
         let notice = self.notice(&bundle, change, &base).await?;
         let deadline = now.saturating_add(crate::clock::micros(NOTIFY_FOR));
-        let mut rows = vec![row(&bundle, change, json(&notice), now, deadline)];
+        let mut notices = vec![(notice.clone(), now, deadline)];
         if let (true, Some((remind_at, expires_at))) =
             (change == NoticeKind::Waiting, reminder_at(&bundle))
         {
@@ -142,31 +142,43 @@ impl Lifecycle {
             reminder.event = NoticeKind::Reminder;
             reminder.answered_by = None;
             reminder.text = reminder.describe();
-            rows.push(row(
-                &bundle,
-                NoticeKind::Reminder,
-                json(&reminder),
-                remind_at,
-                expires_at,
-            ));
+            notices.push((reminder, remind_at, expires_at));
         }
-        if self.queue(targets, &rows, now).await? {
+        if self.queue(targets, &bundle, &notices, now).await? {
             self.notifications.wake.notify_one();
         }
         Ok(())
     }
 
-    /// Each of `rows` queued once per target, in one transaction; whether
-    /// any new row is due now.
-    async fn queue(&self, targets: &[String], rows: &[Outgoing], now: i64) -> Result<bool> {
+    /// Each of `notices` (with when it is due and given up) queued once
+    /// per target, with that target's own answer links, in one
+    /// transaction; whether any new row is due now.
+    async fn queue(
+        &self,
+        targets: &[String],
+        bundle: &Bundle,
+        notices: &[(Notice, i64, i64)],
+        now: i64,
+    ) -> Result<bool> {
+        let base = &self.notifications.base;
         let mut tx = self.db.begin_write().await?;
         let mut due = false;
-        for row in rows {
-            for target in targets {
+        for target in targets {
+            let client = super::client_of(target);
+            let mut links = Vec::new();
+            for (notice, next_at, deadline) in notices {
+                let mut notice = notice.clone();
+                // The waiting notice and its reminder share one set of links.
+                if links.is_empty() {
+                    Self::add_links(&mut tx, bundle, &mut notice, base, &client).await?;
+                    links = notice.actions.clone();
+                } else {
+                    notice.actions = links.clone();
+                }
                 let row = Outgoing {
                     id: new_id(),
                     target: target.clone(),
-                    ..row.clone()
+                    ..row(bundle, notice.event, json(&notice), *next_at, *deadline)
                 };
                 let new = notifications::enqueue(&mut *tx, &row, now).await?;
                 due |= new && row.next_at <= now;
@@ -194,7 +206,7 @@ fn row(bundle: &Bundle, event: NoticeKind, body: String, next_at: i64, deadline:
 }
 
 /// A notice's body. A struct of strings always serializes.
-fn json(notice: &clarify_core::api::Notice) -> String {
+fn json(notice: &Notice) -> String {
     serde_json::to_string(notice).unwrap_or_default()
 }
 

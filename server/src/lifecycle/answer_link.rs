@@ -1,0 +1,348 @@
+//! Answer links (issue 28): a notice of a one-question bundle carries one
+//! link per option, each its own capability (a random token, kept only as
+//! a hash) to answer that bundle with that option and nothing else. A
+//! `GET` shows what it would answer; a `POST` answers through the one
+//! claim ([`Lifecycle::settle`]), as `answered_by.channel` `link` with the
+//! target that carried it as `client`.
+
+use clarify_core::api::{Notice, NoticeAction, NoticeKind};
+use clarify_core::stored::bundle_questions;
+use clarify_core::{
+    ANONYMOUS, AnswerInput, AnsweredBy, Channel, Question, Response, Submission,
+    validate_submission,
+};
+use sqlx::AnyConnection;
+
+use super::{Error, Lifecycle, Result};
+use crate::clock::now_micros;
+use crate::db::answer_links::{self, AnswerLink};
+use crate::db::clarification::{self as repo, Bundle};
+use crate::ids::{hash_secret, new_secret};
+
+/// The prefix of an answer link's token.
+pub const LINK_PREFIX: &str = "clk_link_";
+
+/// The path answer links live under (`/answer/{token}`).
+pub const LINK_PATH: &str = "/answer";
+
+/// Links one bundle may have at most: the stream mints a set per notice it
+/// sends, and a follower reconnecting in a loop must not grow the table
+/// without end. Past it, notices carry no actions (their `url` stays).
+const LINKS_PER_BUNDLE: i64 = 512;
+
+/// What an answer link shows: the question, the option, and where the
+/// bundle stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkPage {
+    /// The task's title.
+    pub task: String,
+    /// The question's heading; `""` when none.
+    pub title: String,
+    /// The question.
+    pub prompt: String,
+    /// The option the link answers.
+    pub option: String,
+    /// Where the bundle stands.
+    pub state: LinkState,
+}
+
+/// Where a link's bundle stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkState {
+    /// It waits: confirming answers it.
+    Open,
+    /// It was resolved; `ours` when by this very request.
+    Answered {
+        /// Who won.
+        by: Option<AnsweredBy>,
+        /// The winner's answer, as a person reads it.
+        answer: String,
+        /// This request's POST won.
+        ours: bool,
+    },
+    /// It expired or was cancelled unanswered.
+    Closed,
+}
+
+/// The one question a link can answer, if `bundle` is a bundle of one
+/// question that is not multi-select and has options.
+fn linkable(bundle: &Bundle) -> Option<Question> {
+    let mut questions = bundle_questions(&bundle.messages);
+    let question = questions.pop()?;
+    (questions.is_empty() && !question.multi_select && !question.options.is_empty())
+        .then_some(question)
+}
+
+/// Whether a `change` notice of `bundle` carries answer links.
+pub(super) fn wants_links(bundle: &Bundle, change: NoticeKind) -> bool {
+    matches!(change, NoticeKind::Waiting | NoticeKind::Reminder) && linkable(bundle).is_some()
+}
+
+/// New links for `question`'s options, carried by `client`: the actions a
+/// notice shows, and the rows to store (token hashes, never the tokens).
+fn new_links(
+    pending_id: &str,
+    question: &Question,
+    base: &str,
+    client: &str,
+) -> (Vec<NoticeAction>, Vec<(String, AnswerLink)>) {
+    question
+        .options
+        .iter()
+        .map(|option| {
+            let token = new_secret(LINK_PREFIX);
+            let action = NoticeAction {
+                label: option.label.clone(),
+                option_id: option.option_id.clone(),
+                url: format!("{base}{LINK_PATH}/{token}"),
+            };
+            let link = AnswerLink {
+                pending_id: pending_id.to_owned(),
+                option_id: option.option_id.clone(),
+                client: clarify_core::client_name(client),
+            };
+            (action, (hash_secret(&token), link))
+        })
+        .unzip()
+}
+
+/// The `client` an answer through a link to `target` records: ntfy's
+/// name, else the webhook's host.
+#[must_use]
+pub fn client_of(target: &str) -> String {
+    reqwest::Url::parse(target)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_owned))
+        .unwrap_or_else(|| "webhook".to_owned())
+}
+
+impl Lifecycle {
+    /// Gives `notice` (of `bundle`) its answer links, carried by `client`,
+    /// stored on `conn`: only a waiting or reminder notice of a linkable
+    /// bundle gets any.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub(super) async fn add_links(
+        conn: &mut AnyConnection,
+        bundle: &Bundle,
+        notice: &mut Notice,
+        base: &str,
+        client: &str,
+    ) -> Result<()> {
+        let Some(question) = linkable(bundle)
+            .filter(|_| matches!(notice.event, NoticeKind::Waiting | NoticeKind::Reminder))
+        else {
+            return Ok(());
+        };
+        let pending_id = bundle.pending_id();
+        if answer_links::count_of(&mut *conn, pending_id).await? >= LINKS_PER_BUNDLE {
+            return Ok(());
+        }
+        let (actions, rows) = new_links(pending_id, &question, base, client);
+        let now = now_micros();
+        for (hash, link) in &rows {
+            answer_links::insert(&mut *conn, hash, link, now).await?;
+        }
+        notice.actions = actions;
+        Ok(())
+    }
+
+    /// What the link `token` would answer, and where its bundle stands.
+    ///
+    /// # Errors
+    /// 404 for a token that is no link (or whose bundle is gone).
+    pub async fn link_page(&self, token: &str) -> Result<LinkPage> {
+        let (link, bundle, question) = self.link(token).await?;
+        let state = self.standing(&bundle, &question).await?;
+        page(&bundle, &question, &link, state, self).await
+    }
+
+    /// Answers the link `token`'s bundle with its option through the one
+    /// claim; a later press is told the winner's answer.
+    ///
+    /// # Errors
+    /// 404 for a token that is no link; the claim's errors.
+    pub async fn answer_by_link(&self, token: &str) -> Result<LinkPage> {
+        let (link, bundle, question) = self.link(token).await?;
+        let submission = Submission {
+            answers: vec![AnswerInput {
+                question_id: question.question_id.clone(),
+                selected_options: vec![link.option_id.clone()],
+                custom_text: String::new(),
+            }],
+            ..Submission::default()
+        };
+        let questions = [question.clone()];
+        let outcome = validate_submission(&questions, &submission)
+            .map_err(|e| Error::Invalid(e.to_string()))?;
+        let by = AnsweredBy::new(ANONYMOUS, Channel::Link, &link.client);
+        let state = match self.settle(&bundle, &questions, &outcome, &by).await {
+            Ok(body) => LinkState::Answered {
+                answer: answer_text(&question, &body.response),
+                by: Some(if body.claimed {
+                    by
+                } else {
+                    self.reread_winner(bundle.pending_id()).await?
+                }),
+                ours: body.claimed,
+            },
+            Err(Error::Conflict(_)) => LinkState::Closed,
+            Err(other) => return Err(other),
+        };
+        page(&bundle, &question, &link, state, self).await
+    }
+
+    async fn link(&self, token: &str) -> Result<(AnswerLink, Bundle, Question)> {
+        const UNKNOWN: Error = Error::NotFound("answer link");
+        if !token.starts_with(LINK_PREFIX) || token.len() > 128 {
+            return Err(UNKNOWN);
+        }
+        let link = answer_links::by_hash(self.db.pool(), &hash_secret(token))
+            .await?
+            .ok_or(UNKNOWN)?;
+        let bundle = repo::load(self.db.pool(), &link.pending_id)
+            .await?
+            .ok_or(UNKNOWN)?;
+        let question = linkable(&bundle).ok_or(UNKNOWN)?;
+        Ok((link, bundle, question))
+    }
+
+    async fn standing(&self, bundle: &Bundle, question: &Question) -> Result<LinkState> {
+        if let Some(winner) = bundle.winner() {
+            let response = winner.to_response(bundle.pending_id(), "");
+            return Ok(LinkState::Answered {
+                by: bundle.answered_by(),
+                answer: answer_text(question, &response),
+                ours: false,
+            });
+        }
+        if repo::is_active(self.db.pool(), bundle.pending_id()).await? {
+            Ok(LinkState::Open)
+        } else {
+            Ok(LinkState::Closed)
+        }
+    }
+
+    async fn reread_winner(&self, pending_id: &str) -> Result<AnsweredBy> {
+        let bundle = repo::load(self.db.pool(), pending_id).await?;
+        Ok(bundle.and_then(|b| b.answered_by()).unwrap_or_default())
+    }
+}
+
+async fn page(
+    bundle: &Bundle,
+    question: &Question,
+    link: &AnswerLink,
+    state: LinkState,
+    lifecycle: &Lifecycle,
+) -> Result<LinkPage> {
+    let task = crate::db::tasks::get(lifecycle.db.pool(), bundle.task_id())
+        .await?
+        .map(|t| t.title)
+        .unwrap_or_default();
+    Ok(LinkPage {
+        task,
+        title: question.title.clone(),
+        prompt: question.prompt.clone(),
+        option: question
+            .option_label(&link.option_id)
+            .unwrap_or(&link.option_id)
+            .to_owned(),
+        state,
+    })
+}
+
+/// The winner's answer to `question` as a person reads it: the chosen
+/// options' labels and any text, or that it was declined.
+fn answer_text(question: &Question, response: &Response) -> String {
+    if response.rejected {
+        return "declined".to_owned();
+    }
+    let Some(answer) = response.answers.first() else {
+        return String::new();
+    };
+    let mut parts: Vec<String> = answer
+        .selected_options
+        .iter()
+        .map(|id| question.option_label(id).unwrap_or(id).to_owned())
+        .collect();
+    if !answer.custom_text.is_empty() {
+        parts.push(format!("“{}”", answer.custom_text));
+    }
+    parts.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clarify_core::QuestionOption;
+
+    fn question() -> Question {
+        Question {
+            question_id: "q1".into(),
+            title: String::new(),
+            prompt: "Which database?".into(),
+            options: vec![
+                QuestionOption {
+                    option_id: "pg".into(),
+                    label: "Postgres".into(),
+                    ..QuestionOption::default()
+                },
+                QuestionOption {
+                    option_id: "lite".into(),
+                    label: "SQLite".into(),
+                    ..QuestionOption::default()
+                },
+            ],
+            multi_select: false,
+            default_option_id: String::new(),
+        }
+    }
+
+    #[test]
+    fn each_option_gets_its_own_unguessable_link_stored_only_as_a_hash() {
+        let (actions, rows) = new_links("p1", &question(), "http://h:1", "ntfy.sh");
+        assert_eq!(actions.len(), 2);
+        assert_eq!(actions[0].label, "Postgres");
+        assert_eq!(rows[1].1.option_id, "lite");
+        for ((action, (hash, link)), option) in actions.iter().zip(&rows).zip(["pg", "lite"]) {
+            let token = action.url.strip_prefix("http://h:1/answer/").expect("path");
+            // 32 random bytes, hex: 256 bits, above the 128 asked for.
+            assert_eq!(token.len(), LINK_PREFIX.len() + 64, "{token}");
+            assert_eq!(hash, &hash_secret(token));
+            assert!(!hash.contains(token) && !action.url.contains(hash.as_str()));
+            assert_eq!(
+                (link.pending_id.as_str(), link.option_id.as_str()),
+                ("p1", option)
+            );
+            assert_eq!(link.client, "ntfy.sh");
+        }
+        assert_ne!(actions[0].url, actions[1].url);
+    }
+
+    #[test]
+    fn a_link_records_the_host_that_carried_it() {
+        assert_eq!(client_of("https://hooks.example:8443/x?y"), "hooks.example");
+        assert_eq!(client_of("not a url"), "webhook");
+    }
+
+    #[test]
+    fn the_winners_answer_reads_as_labels_and_text() {
+        let response = Response {
+            pending_id: "p1".into(),
+            answers: vec![clarify_core::Answer {
+                question_id: "q1".into(),
+                selected_options: vec!["pg".into()],
+                custom_text: "with pgvector".into(),
+            }],
+            rejected: false,
+            reject_reason: String::new(),
+            responded_at: String::new(),
+        };
+        assert_eq!(
+            answer_text(&question(), &response),
+            "Postgres, “with pgvector”"
+        );
+    }
+}
