@@ -199,12 +199,7 @@ fn every_creation_rule_is_reached_and_names_its_field() {
                 return Ok(());
             };
             let error = validate_new_bundle(&broken).expect_err("one rule broken");
-            let refusal = Refusal {
-                rule: create_rule(&error),
-                field: error.field().to_string(),
-                message: error.to_string(),
-            };
-            refusal.is(rule, &field)?;
+            Refusal::new(create_rule(&error), &error.field(), &error).is(rule, &field)?;
             seen.borrow_mut().insert(rule);
             Ok(())
         })
@@ -220,6 +215,15 @@ struct Refusal {
 }
 
 impl Refusal {
+    /// `error`, found to be `rule`'s, naming `field`.
+    fn new(rule: &'static str, field: &impl ToString, error: &impl ToString) -> Self {
+        Self {
+            rule,
+            field: field.to_string(),
+            message: error.to_string(),
+        }
+    }
+
     /// It is `rule`'s, names `field`, and its message starts with it.
     fn is(&self, rule: &str, field: &str) -> Result<(), TestCaseError> {
         prop_assert_eq!(self.rule, rule, "{}", self.message);
@@ -382,12 +386,7 @@ fn every_n_rule_is_reached_and_names_its_field() {
                 return Ok(());
             };
             let error = validate_submission(&questions, &submission).expect_err("one rule broken");
-            let refusal = Refusal {
-                rule: submission_rule(&error),
-                field: error.field().to_string(),
-                message: error.to_string(),
-            };
-            refusal.is(rule, &field)?;
+            Refusal::new(submission_rule(&error), &error.field(), &error).is(rule, &field)?;
             seen.borrow_mut().insert(rule);
             Ok(())
         })

@@ -28,4 +28,4 @@ mod web_assets;
 
 pub use app::{app, serve};
 pub use ipnet::IpNet;
-pub use state::{AppState, Config};
+pub use state::{AppState, Config, Secret};

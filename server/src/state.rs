@@ -9,9 +9,20 @@ use crate::lifecycle::resume::{
     AllowedCommands, COMMAND_CONCURRENCY, COMMAND_TIMEOUT, Resumer, WebhookNetworks,
 };
 use crate::lifecycle::{
-    EXPIRY_EVERY, Error, FIRST_RETRY, Lifecycle, Notifications, ORPHAN_AFTER, SWEEP_EVERY,
+    EXPIRY_EVERY, Error, FIRST_RETRY, Lifecycle, Notifications, ORPHAN_AFTER, SWEEP_EVERY, ntfy,
 };
 use crate::waiters::Waiters;
+
+/// A credential the configuration holds: never printed, whoever prints
+/// the configuration.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Secret(pub String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(…)")
+    }
+}
 
 /// How the server was started.
 #[derive(Clone, Debug, Default)]
@@ -74,6 +85,11 @@ pub struct Config {
     /// is cancelled, and reminded before expiry (`--notify-webhook`); each
     /// workspace may add its own.
     pub notify_webhooks: Vec<String>,
+    /// ntfy topics (`https://ntfy.sh/your-topic`) told the same, with a
+    /// button per option (`--notify-ntfy`).
+    pub notify_ntfy: Vec<String>,
+    /// The access token ntfy topics are published with (`CLARIFY_NTFY_TOKEN`).
+    pub ntfy_token: Option<Secret>,
     /// The server's URL as people reach it, for the links in notices
     /// (`--public-url`); `http://localhost:7420` when unset.
     pub public_url: Option<String>,
@@ -121,15 +137,25 @@ impl Config {
                 .check("--notify-webhook", url)
                 .map_err(Error::Invalid)?;
         }
+        let mut targets = self.notify_webhooks.clone();
+        for url in &self.notify_ntfy {
+            let (root, _) = ntfy::split(url).map_err(Error::Invalid)?;
+            resumer
+                .webhooks()
+                .check("--notify-ntfy", &root)
+                .map_err(Error::Invalid)?;
+            targets.push(ntfy::target(url));
+        }
         let base = self
             .public_url
             .as_deref()
             .unwrap_or("http://localhost:7420");
         Ok(Notifications::new(
-            self.notify_webhooks.clone(),
+            targets,
             base,
             Some(self.notify_first_retry.unwrap_or(FIRST_RETRY)),
-        ))
+        )
+        .with_ntfy_token(self.ntfy_token.as_ref().map(|s| s.0.as_str())))
     }
 }
 

@@ -2,6 +2,9 @@
 //! notification webhook (a Slack incoming webhook, say). It records every
 //! POST with its `Idempotency-Key`, refuses the first few if told to, and
 //! keeps each key's notice once, as a receiver honouring the key would.
+//! Its root (`POST /`) stands in for an ntfy server taking a message
+//! published as JSON: the body must name its `topic`, and the answer is
+//! the message as ntfy echoes it.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -23,6 +26,10 @@ pub struct Delivery {
     pub body: Value,
     /// Whether the sink accepted it (2xx).
     pub accepted: bool,
+    /// Its `Authorization` header; `""` when none.
+    pub authorization: String,
+    /// The path it was sent to.
+    pub path: String,
 }
 
 #[derive(Debug, Default)]
@@ -42,6 +49,46 @@ pub struct NoticeSink {
     _shutdown: oneshot::Sender<()>,
 }
 
+/// Logs one POST; refuses it (500) while refusals are left.
+fn record(
+    log: &Mutex<Log>,
+    ring: &Notify,
+    path: &str,
+    headers: &HeaderMap,
+    body: Value,
+) -> StatusCode {
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let key = header("idempotency-key");
+    let mut log = log.lock().unwrap();
+    let accepted = if log.refuse_next > 0 {
+        log.refuse_next -= 1;
+        false
+    } else {
+        log.kept.entry(key.clone()).or_insert_with(|| body.clone());
+        true
+    };
+    log.deliveries.push(Delivery {
+        key,
+        body,
+        accepted,
+        authorization: header("authorization"),
+        path: path.to_owned(),
+    });
+    drop(log);
+    ring.notify_waiters();
+    if accepted {
+        StatusCode::OK
+    } else {
+        StatusCode::INTERNAL_SERVER_ERROR
+    }
+}
+
 impl NoticeSink {
     /// A sink that refuses (500) the first `refuse_first` POSTs it gets,
     /// then accepts.
@@ -56,37 +103,27 @@ impl NoticeSink {
         let arrived = Arc::new(Notify::new());
         let (sink, ring) = (log.clone(), arrived.clone());
         let app = axum::Router::new().route(
-            "/hook",
+            "/{*path}",
+            axum::routing::post(
+                move |uri: axum::http::Uri, headers: HeaderMap, body: axum::Json<Value>| {
+                    let (sink, ring) = (sink.clone(), ring.clone());
+                    async move { record(&sink, &ring, uri.path(), &headers, body.0) }
+                },
+            ),
+        );
+        let (sink, ring) = (log.clone(), arrived.clone());
+        let app = app.route(
+            "/",
             axum::routing::post(move |headers: HeaderMap, body: axum::Json<Value>| {
                 let (sink, ring) = (sink.clone(), ring.clone());
                 async move {
-                    let key = headers
-                        .get("idempotency-key")
-                        .and_then(|v| v.to_str().ok())
-                        .unwrap_or_default()
-                        .to_owned();
-                    let mut log = sink.lock().unwrap();
-                    let accepted = if log.refuse_next > 0 {
-                        log.refuse_next -= 1;
-                        false
-                    } else {
-                        log.kept
-                            .entry(key.clone())
-                            .or_insert_with(|| body.0.clone());
-                        true
+                    // ntfy: a message published as JSON names its topic.
+                    let Some(topic) = body.0.get("topic").and_then(Value::as_str) else {
+                        return (StatusCode::BAD_REQUEST, axum::Json(serde_json::json!({"code": 40001, "error": "invalid request: topic missing"})));
                     };
-                    log.deliveries.push(Delivery {
-                        key,
-                        body: body.0,
-                        accepted,
-                    });
-                    drop(log);
-                    ring.notify_waiters();
-                    if accepted {
-                        StatusCode::OK
-                    } else {
-                        StatusCode::INTERNAL_SERVER_ERROR
-                    }
+                    let echo = serde_json::json!({"id": "m1", "time": 0, "event": "message", "topic": topic});
+                    let status = record(&sink, &ring, "/", &headers, body.0);
+                    (status, axum::Json(echo))
                 }
             }),
         );
@@ -103,6 +140,12 @@ impl NoticeSink {
     #[must_use]
     pub fn url(&self) -> String {
         format!("http://{}/hook", self.addr)
+    }
+
+    /// The URL of the ntfy topic `topic` on it (published to at its root).
+    #[must_use]
+    pub fn ntfy_topic(&self, topic: &str) -> String {
+        format!("http://{}/{topic}", self.addr)
     }
 
     /// Every POST so far, in arrival order.

@@ -89,10 +89,15 @@ impl TestServer {
         let db = clarify_server::db::Db::connect(database.url())
             .await
             .expect("open database");
+        let addr = listener.local_addr().expect("bound address");
+        // As `clarify serve` does: links in notices lead to where it listens.
+        let mut config = config;
+        config
+            .public_url
+            .get_or_insert_with(|| format!("http://{addr}"));
         let state = clarify_server::AppState::new(db.clone(), config.clone())
             .await
             .expect("state");
-        let addr = listener.local_addr().expect("bound address");
         let (shutdown, signal) = oneshot::channel::<()>();
         let hub = state.events.clone();
         let task = tokio::spawn(clarify_server::serve(listener, state, async move {

@@ -200,6 +200,26 @@ pub struct ServeArgs {
     )]
     pub notify_webhooks: Vec<String>,
 
+    /// Publish the same notices to this ntfy topic (`https://ntfy.sh/your-topic`)
+    /// for your phone, with a button per option that answers in one tap
+    /// (repeat the flag, or separate with commas in the variable).
+    #[arg(
+        long = "notify-ntfy",
+        value_name = "TOPIC_URL",
+        env = "CLARIFY_NOTIFY_NTFY",
+        value_delimiter = ','
+    )]
+    pub notify_ntfy: Vec<String>,
+
+    /// The access token to publish to ntfy with, for a protected topic.
+    #[arg(
+        long = "ntfy-token",
+        value_name = "TOKEN",
+        env = "CLARIFY_NTFY_TOKEN",
+        hide_env_values = true
+    )]
+    pub ntfy_token: Option<String>,
+
     /// This server's URL as people reach it (behind a proxy, say), for the
     /// links in notices; the listening address when unset.
     #[arg(long, value_name = "URL", env = "CLARIFY_PUBLIC_URL")]

@@ -65,6 +65,8 @@ pub(super) async fn serve(args: ServeArgs) -> Result<(), String> {
         max_connections: args.max_connections.and_then(|n| usize::try_from(n).ok()),
         question_ttl: args.question_ttl,
         notify_webhooks: args.notify_webhooks.clone(),
+        notify_ntfy: args.notify_ntfy.clone(),
+        ntfy_token: args.ntfy_token.clone().map(crate::state::Secret),
         public_url: Some(public_url),
         notify_first_retry: None,
     };

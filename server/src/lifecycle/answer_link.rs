@@ -110,6 +110,9 @@ fn new_links(
 /// name, else the webhook's host.
 #[must_use]
 pub fn client_of(target: &str) -> String {
+    if super::notify::ntfy::topic_url(target).is_some() {
+        return "ntfy".to_owned();
+    }
     reqwest::Url::parse(target)
         .ok()
         .and_then(|u| u.host_str().map(str::to_owned))
@@ -325,6 +328,7 @@ mod tests {
     fn a_link_records_the_host_that_carried_it() {
         assert_eq!(client_of("https://hooks.example:8443/x?y"), "hooks.example");
         assert_eq!(client_of("not a url"), "webhook");
+        assert_eq!(client_of("ntfy:https://ntfy.example/alice"), "ntfy");
     }
 
     #[test]

@@ -34,7 +34,7 @@ pub use ask::Created;
 pub use error::{Error, Result};
 pub use expiry::{EXPIRY_EVERY, expires_in};
 pub use expiry_sweep::GIVE_UP_AFTER;
-pub use notify::{FIRST_RETRY, NOTIFY_FOR, Notifications, PER_TARGET};
+pub use notify::{FIRST_RETRY, NOTIFY_FOR, Notifications, PER_TARGET, ntfy};
 pub use provenance::Via;
 pub use reconcile::{ORPHAN_AFTER, SWEEP_EVERY};
 pub use wait::WaitOutcome;

@@ -10,6 +10,7 @@
 //! the change queues it; the key `pending_id:event`, unique per target,
 //! keeps a notice queued once however many try. Delivery is [`send`].
 
+pub mod ntfy;
 mod send;
 mod targets;
 
@@ -54,6 +55,8 @@ pub struct Notifications {
     sending: Arc<tokio::sync::Semaphore>,
     /// Each target's sends in flight.
     busy: targets::Targets,
+    /// The access token ntfy topics are published with, if any.
+    ntfy_token: Option<Arc<str>>,
 }
 
 impl Default for Notifications {
@@ -76,7 +79,15 @@ impl Notifications {
             wake: Arc::default(),
             sending: Arc::new(tokio::sync::Semaphore::new(WORKSPACE_SENDS)),
             busy: targets::Targets::default(),
+            ntfy_token: None,
         }
+    }
+
+    /// The same, publishing to ntfy topics with `token` (`Bearer`).
+    #[must_use]
+    pub fn with_ntfy_token(mut self, token: Option<&str>) -> Self {
+        self.ntfy_token = token.filter(|t| !t.is_empty()).map(Into::into);
+        self
     }
 
     /// The same, sending through `webhooks` (the resume webhooks' client

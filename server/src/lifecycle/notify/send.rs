@@ -12,7 +12,7 @@ use super::super::{Lifecycle, Result};
 use crate::clock::{micros, now_micros};
 use crate::db::clarification as repo;
 use crate::db::notifications::{self, Outgoing};
-use clarify_core::api::NoticeKind;
+use clarify_core::api::{Notice, NoticeKind};
 
 /// How often each replica looks for due rows when nothing rang.
 const LOOK_EVERY: Duration = Duration::from_secs(1);
@@ -125,13 +125,29 @@ impl Lifecycle {
             return Ok(notifications::finish(pool, &row.id, "dropped", now_micros()).await?);
         }
         let what = format!("{} notice of {}", row.event, row.pending_id);
-        let headers = [
+        let mut headers = vec![
             ("idempotency-key", row.event_key.as_str()),
             ("user-agent", concat!("clarify/", env!("CARGO_PKG_VERSION"))),
         ];
-        let sent = webhooks
-            .post(&row.target, row.body.clone(), &headers, &what)
-            .await;
+        let bearer;
+        let (url, body) = match super::ntfy::topic_url(&row.target) {
+            None => (row.target.clone(), row.body.clone()),
+            Some(topic_url) => {
+                let (Ok((root, topic)), Ok(notice)) = (
+                    super::ntfy::split(topic_url),
+                    serde_json::from_str::<Notice>(&row.body),
+                ) else {
+                    tracing::warn!(what, "an ntfy notice that cannot be sent");
+                    return Ok(notifications::finish(pool, &row.id, "failed", now_micros()).await?);
+                };
+                if let Some(token) = &self.notifications.ntfy_token {
+                    bearer = format!("Bearer {token}");
+                    headers.push(("authorization", bearer.as_str()));
+                }
+                (root, super::ntfy::publish(&notice, &topic).to_string())
+            }
+        };
+        let sent = webhooks.post(&url, body, &headers, &what).await;
         let now = now_micros();
         match sent {
             Sent::Accepted => notifications::finish(pool, &row.id, "delivered", now).await?,
