@@ -26,6 +26,10 @@ pub enum Channel {
     Expiry,
     /// An answer link a notice carried (issue 28): one tap on an option.
     Link,
+    /// A button in Slack (issue 28).
+    Slack,
+    /// A button or a reply in Telegram (issue 28).
+    Telegram,
 }
 
 impl Channel {
@@ -39,6 +43,8 @@ impl Channel {
             Self::Cli => "cli",
             Self::Expiry => "expiry",
             Self::Link => "link",
+            Self::Slack => "slack",
+            Self::Telegram => "telegram",
         }
     }
 
@@ -52,6 +58,8 @@ impl Channel {
             "cli" => "from the command line",
             "expiry" => "by its defaults, as it expired",
             "link" => "through an answer link",
+            "slack" => "in Slack",
+            "telegram" => "in Telegram",
             _ => "",
         }
     }
@@ -64,7 +72,8 @@ impl Channel {
 pub struct AnsweredBy {
     /// The user's name under `--auth`, [`ANONYMOUS`] with auth off.
     pub user: String,
-    /// `browser`, `rest`, `mcp`, `cli`, `expiry` or `link`.
+    /// `browser`, `rest`, `mcp`, `cli`, `expiry`, `link`, `slack` or
+    /// `telegram`.
     pub channel: String,
     /// The MCP client's name; for `link`, the notice target that carried
     /// it (`ntfy`, a webhook's host); `""` for other channels.

@@ -43,6 +43,7 @@ pub fn app(state: AppState) -> Router {
         .route("/healthz", get(healthz))
         .merge(http::routes(&state))
         .merge(http::answer_link::routes())
+        .merge(http::integrations::routes())
         .merge(mcp::routes(&state))
         .merge(web_assets::routes())
         // Every other path: a 404 in the error shape, like every other error.

@@ -19,9 +19,29 @@ pub fn new_secret(prefix: &str) -> String {
     format!("{prefix}{}", hex::encode(bytes))
 }
 
+/// A new secret of `bytes` random bytes (hex) after `prefix`, for where
+/// its length is bounded (a Telegram button's data holds 64 bytes).
+#[must_use]
+pub fn new_secret_of(prefix: &str, bytes: usize) -> String {
+    let mut random = vec![0u8; bytes];
+    rand::rng().fill_bytes(&mut random);
+    format!("{prefix}{}", hex::encode(random))
+}
+
 /// The hash a secret is stored and looked up by; the secret itself is never
 /// stored.
 #[must_use]
 pub fn hash_secret(secret: &str) -> String {
     hex::encode(Sha256::digest(secret.as_bytes()))
+}
+
+/// A credential the configuration holds: never printed, whoever prints
+/// the configuration.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Secret(pub String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(…)")
+    }
 }

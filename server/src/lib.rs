@@ -27,5 +27,6 @@ pub mod waiters;
 mod web_assets;
 
 pub use app::{app, serve};
+pub use ids::Secret;
 pub use ipnet::IpNet;
-pub use state::{AppState, Config, Secret};
+pub use state::{AppState, Config};

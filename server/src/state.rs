@@ -5,24 +5,15 @@ use crate::cluster::Cluster;
 use crate::db::Db;
 use crate::db::clarification::Guard;
 use crate::events::Events;
+use crate::ids::Secret;
 use crate::lifecycle::resume::{
     AllowedCommands, COMMAND_CONCURRENCY, COMMAND_TIMEOUT, Resumer, WebhookNetworks,
 };
 use crate::lifecycle::{
     EXPIRY_EVERY, Error, FIRST_RETRY, Lifecycle, Notifications, ORPHAN_AFTER, SWEEP_EVERY, ntfy,
+    slack, telegram,
 };
 use crate::waiters::Waiters;
-
-/// A credential the configuration holds: never printed, whoever prints
-/// the configuration.
-#[derive(Clone, Default, PartialEq, Eq)]
-pub struct Secret(pub String);
-
-impl std::fmt::Debug for Secret {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Secret(…)")
-    }
-}
 
 /// How the server was started.
 #[derive(Clone, Debug, Default)]
@@ -90,6 +81,25 @@ pub struct Config {
     pub notify_ntfy: Vec<String>,
     /// The access token ntfy topics are published with (`CLARIFY_NTFY_TOKEN`).
     pub ntfy_token: Option<Secret>,
+    /// The Slack app's bot token (`--slack-bot-token`): waiting bundles
+    /// are posted to `slack_channel` with buttons.
+    pub slack_bot_token: Option<Secret>,
+    /// The Slack app's signing secret, checking button presses.
+    pub slack_signing_secret: Option<Secret>,
+    /// The channel posted to (an id such as `C0123`, or `#name`).
+    pub slack_channel: Option<String>,
+    /// Slack's Web API base URL; `https://slack.com/api` when unset.
+    pub slack_api_url: Option<String>,
+    /// The Telegram bot's token (`--telegram-bot-token`): waiting bundles
+    /// are sent to `telegram_chat_id` with buttons.
+    pub telegram_bot_token: Option<Secret>,
+    /// The chat sent to.
+    pub telegram_chat_id: Option<String>,
+    /// The secret Telegram sends with each update (`setWebhook`'s
+    /// `secret_token`).
+    pub telegram_webhook_secret: Option<Secret>,
+    /// Telegram's Bot API base URL; `https://api.telegram.org` when unset.
+    pub telegram_api_url: Option<String>,
     /// The server's URL as people reach it, for the links in notices
     /// (`--public-url`); `http://localhost:7420` when unset.
     pub public_url: Option<String>,
@@ -146,6 +156,7 @@ impl Config {
                 .map_err(Error::Invalid)?;
             targets.push(ntfy::target(url));
         }
+        let (slack, telegram) = self.chats(resumer, &mut targets)?;
         let base = self
             .public_url
             .as_deref()
@@ -155,7 +166,77 @@ impl Config {
             base,
             Some(self.notify_first_retry.unwrap_or(FIRST_RETRY)),
         )
-        .with_ntfy_token(self.ntfy_token.as_ref().map(|s| s.0.as_str())))
+        .with_ntfy_token(self.ntfy_token.as_ref().map(|s| s.0.as_str()))
+        .with_chats(slack, telegram))
+    }
+
+    /// The Slack app and the Telegram bot, when configured, their chats
+    /// added to `targets`; each needs the secret its callbacks are checked
+    /// with, and its API held to the webhooks' network policy.
+    fn chats(
+        &self,
+        resumer: &Resumer,
+        targets: &mut Vec<String>,
+    ) -> Result<(Option<slack::SlackApp>, Option<telegram::TelegramBot>), Error> {
+        let check =
+            |field: &str, url: &str| resumer.webhooks().check(field, url).map_err(Error::Invalid);
+        let slack = match (&self.slack_bot_token, &self.slack_channel) {
+            (Some(token), Some(channel)) => {
+                if self.slack_signing_secret.is_none() {
+                    return Err(Error::Invalid(
+                        "--slack-signing-secret: needed with --slack-bot-token (button presses \
+                         are checked with it)"
+                            .to_owned(),
+                    ));
+                }
+                let api_url = self
+                    .slack_api_url
+                    .clone()
+                    .unwrap_or_else(|| "https://slack.com/api".to_owned());
+                check("--slack-api-url", &api_url)?;
+                targets.push(slack::target(channel));
+                Some(slack::SlackApp {
+                    bot_token: token.clone(),
+                    api_url,
+                })
+            }
+            (None, None) => None,
+            _ => {
+                return Err(Error::Invalid(
+                    "--slack-channel: needed with --slack-bot-token, and the other way round"
+                        .to_owned(),
+                ));
+            }
+        };
+        let telegram = match (&self.telegram_bot_token, &self.telegram_chat_id) {
+            (Some(token), Some(chat)) => {
+                if self.telegram_webhook_secret.is_none() {
+                    return Err(Error::Invalid(
+                        "--telegram-webhook-secret: needed with --telegram-bot-token (updates \
+                         are checked with it)"
+                            .to_owned(),
+                    ));
+                }
+                let api_url = self
+                    .telegram_api_url
+                    .clone()
+                    .unwrap_or_else(|| "https://api.telegram.org".to_owned());
+                check("--telegram-api-url", &api_url)?;
+                targets.push(telegram::target(chat));
+                Some(telegram::TelegramBot {
+                    bot_token: token.clone(),
+                    api_url,
+                })
+            }
+            (None, None) => None,
+            _ => {
+                return Err(Error::Invalid(
+                    "--telegram-chat-id: needed with --telegram-bot-token, and the other way round"
+                        .to_owned(),
+                ));
+            }
+        };
+        Ok((slack, telegram))
     }
 }
 

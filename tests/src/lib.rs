@@ -7,6 +7,7 @@
 
 mod background;
 mod balancer;
+mod chat_fake;
 mod client;
 pub mod database;
 mod events;
@@ -19,6 +20,7 @@ mod server;
 pub mod stdio;
 
 pub use balancer::RoundRobin;
+pub use chat_fake::{ApiCall, ChatApis, SLACK_TOKEN, TELEGRAM_TOKEN, slack_signed};
 pub use client::Api;
 pub use database::{TestDatabase, testing_postgres};
 pub use events::{EventSocket, closed_with, next_event};

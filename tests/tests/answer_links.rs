@@ -169,7 +169,7 @@ async fn forged_foreign_and_cross_site_presses_are_refused_and_change_nothing() 
     let first_link = link(&waiting(&sink, &first).await, "q1_opt1");
     waiting(&sink, &second).await;
 
-    let forged = format!("/answer/clk_link_{}", "0".repeat(64));
+    let forged = format!("/answer/clk_link_{}", "0".repeat(48));
     for path in [forged.as_str(), "/answer/clk_pat_abc", "/answer/x"] {
         for method in [reqwest::Method::GET, reqwest::Method::POST] {
             let (code, page) = press(&server, method, path).await;

@@ -5,6 +5,7 @@ pub mod answer;
 pub mod ask;
 pub mod demo;
 pub mod mcp;
+mod notify_args;
 mod serve;
 pub mod session;
 pub mod token;
@@ -14,6 +15,7 @@ use std::io::{IsTerminal as _, Write as _};
 use std::{net::SocketAddr, process::ExitCode};
 
 use clap::{Args, Parser, Subcommand, builder::BoolishValueParser};
+pub use notify_args::NotifyArgs;
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
@@ -37,7 +39,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the HTTP server (the default).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Ask a human from a shell or script and print the answer as JSON.
     /// Exit codes: 0 answered, 3 declined, 4 gave up waiting (the question
     /// stays open), 5 closed without an answer, 1 error.
@@ -188,37 +190,8 @@ pub struct ServeArgs {
     )]
     pub allow_webhook_networks: Vec<ipnet::IpNet>,
 
-    /// Tell this webhook (a JSON POST, with a `text` line for Slack or
-    /// Mattermost) when a question waits, is answered or expires, and
-    /// before it expires (repeat the flag, or separate with commas in the
-    /// variable). Each workspace's owner may add one of their own.
-    #[arg(
-        long = "notify-webhook",
-        value_name = "URL",
-        env = "CLARIFY_NOTIFY_WEBHOOKS",
-        value_delimiter = ','
-    )]
-    pub notify_webhooks: Vec<String>,
-
-    /// Publish the same notices to this ntfy topic (`https://ntfy.sh/your-topic`)
-    /// for your phone, with a button per option that answers in one tap
-    /// (repeat the flag, or separate with commas in the variable).
-    #[arg(
-        long = "notify-ntfy",
-        value_name = "TOPIC_URL",
-        env = "CLARIFY_NOTIFY_NTFY",
-        value_delimiter = ','
-    )]
-    pub notify_ntfy: Vec<String>,
-
-    /// The access token to publish to ntfy with, for a protected topic.
-    #[arg(
-        long = "ntfy-token",
-        value_name = "TOKEN",
-        env = "CLARIFY_NTFY_TOKEN",
-        hide_env_values = true
-    )]
-    pub ntfy_token: Option<String>,
+    #[command(flatten)]
+    pub notify: NotifyArgs,
 
     /// This server's URL as people reach it (behind a proxy, say), for the
     /// links in notices; the listening address when unset.
@@ -283,7 +256,9 @@ pub enum LogFormat {
 
 /// Runs the parsed command line to completion.
 pub async fn run(cli: Cli) -> ExitCode {
-    let command = cli.command.unwrap_or(Command::Serve(cli.serve));
+    let command = cli
+        .command
+        .unwrap_or_else(|| Command::Serve(Box::new(cli.serve)));
     let (format, level) = match &command {
         Command::Serve(args) => (args.log_format, args.log_level),
         _ => (LogFormat::Text, LogLevel::Info),
@@ -295,7 +270,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Pending(args) => return answer::pending(args).await,
         Command::Answer(args) => return answer::answer(args).await,
         Command::Session(command) => return session::run(command).await,
-        Command::Serve(args) => serve::serve(args).await,
+        Command::Serve(args) => serve::serve(*args).await,
         Command::Token(command) => token::run(command).await,
         Command::Workspace(command) => workspace::run(command).await,
     };

@@ -64,9 +64,17 @@ pub(super) async fn serve(args: ServeArgs) -> Result<(), String> {
         ws_total: None,
         max_connections: args.max_connections.and_then(|n| usize::try_from(n).ok()),
         question_ttl: args.question_ttl,
-        notify_webhooks: args.notify_webhooks.clone(),
-        notify_ntfy: args.notify_ntfy.clone(),
-        ntfy_token: args.ntfy_token.clone().map(crate::state::Secret),
+        notify_webhooks: args.notify.notify_webhooks.clone(),
+        notify_ntfy: args.notify.notify_ntfy.clone(),
+        ntfy_token: secret(args.notify.ntfy_token.as_ref()),
+        slack_bot_token: secret(args.notify.slack_bot_token.as_ref()),
+        slack_signing_secret: secret(args.notify.slack_signing_secret.as_ref()),
+        slack_channel: args.notify.slack_channel.clone(),
+        slack_api_url: Some(args.notify.slack_api_url.clone()),
+        telegram_bot_token: secret(args.notify.telegram_bot_token.as_ref()),
+        telegram_chat_id: args.notify.telegram_chat_id.clone(),
+        telegram_webhook_secret: secret(args.notify.telegram_webhook_secret.as_ref()),
+        telegram_api_url: Some(args.notify.telegram_api_url.clone()),
         public_url: Some(public_url),
         notify_first_retry: None,
     };
@@ -131,4 +139,11 @@ async fn shutdown_signal() {
         () = terminate => {}
     }
     tracing::info!("shutting down");
+}
+
+/// A flag's credential, kept where it never prints; an empty one is none.
+fn secret(value: Option<&String>) -> Option<crate::ids::Secret> {
+    value
+        .filter(|v| !v.is_empty())
+        .map(|v| crate::ids::Secret(v.clone()))
 }

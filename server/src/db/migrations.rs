@@ -73,6 +73,7 @@ pub fn sqlite() -> Migrator {
         migration!("sqlite", 13, "0013_attempts_bound.sql", "attempts bound"),
         migration!("sqlite", 14, "0014_quota_holders.sql", "quota holders"),
         migration!("sqlite", 15, "0015_answer_links.sql", "answer links"),
+        migration!("sqlite", 16, "0016_chat_messages.sql", "chat messages"),
     ])
 }
 
@@ -120,6 +121,7 @@ pub fn postgres() -> Migrator {
         migration!("postgres", 13, "0013_attempts_bound.sql", "attempts bound"),
         migration!("postgres", 14, "0014_quota_holders.sql", "quota holders"),
         migration!("postgres", 15, "0015_answer_links.sql", "answer links"),
+        migration!("postgres", 16, "0016_chat_messages.sql", "chat messages"),
     ])
 }
 

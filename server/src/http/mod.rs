@@ -7,6 +7,7 @@ mod clarification;
 pub mod error;
 pub mod extract;
 pub mod identity;
+pub mod integrations;
 pub mod json;
 mod management;
 mod openapi;

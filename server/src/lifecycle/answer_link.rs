@@ -17,10 +17,14 @@ use super::{Error, Lifecycle, Result};
 use crate::clock::now_micros;
 use crate::db::answer_links::{self, AnswerLink};
 use crate::db::clarification::{self as repo, Bundle};
-use crate::ids::{hash_secret, new_secret};
+use crate::ids::{hash_secret, new_secret_of};
 
 /// The prefix of an answer link's token.
 pub const LINK_PREFIX: &str = "clk_link_";
+
+/// An answer link's random bytes: 192 bits, and with the prefix 57
+/// characters, so that the token fits a Telegram button's 64 bytes.
+const LINK_BYTES: usize = 24;
 
 /// The path answer links live under (`/answer/{token}`).
 pub const LINK_PATH: &str = "/answer";
@@ -66,7 +70,7 @@ pub enum LinkState {
 
 /// The one question a link can answer, if `bundle` is a bundle of one
 /// question that is not multi-select and has options.
-fn linkable(bundle: &Bundle) -> Option<Question> {
+pub(super) fn linkable(bundle: &Bundle) -> Option<Question> {
     let mut questions = bundle_questions(&bundle.messages);
     let question = questions.pop()?;
     (questions.is_empty() && !question.multi_select && !question.options.is_empty())
@@ -90,7 +94,7 @@ fn new_links(
         .options
         .iter()
         .map(|option| {
-            let token = new_secret(LINK_PREFIX);
+            let token = new_secret_of(LINK_PREFIX, LINK_BYTES);
             let action = NoticeAction {
                 label: option.label.clone(),
                 option_id: option.option_id.clone(),
@@ -110,8 +114,15 @@ fn new_links(
 /// name, else the webhook's host.
 #[must_use]
 pub fn client_of(target: &str) -> String {
-    if super::notify::ntfy::topic_url(target).is_some() {
+    use super::notify::{ntfy, slack, telegram};
+    if ntfy::topic_url(target).is_some() {
         return "ntfy".to_owned();
+    }
+    if slack::channel_of(target).is_some() {
+        return Channel::Slack.as_str().to_owned();
+    }
+    if telegram::chat_of(target).is_some() {
+        return Channel::Telegram.as_str().to_owned();
     }
     reqwest::Url::parse(target)
         .ok()
@@ -167,7 +178,25 @@ impl Lifecycle {
     /// # Errors
     /// 404 for a token that is no link; the claim's errors.
     pub async fn answer_by_link(&self, token: &str) -> Result<LinkPage> {
+        self.answer_through(token, None).await
+    }
+
+    /// Answers as [`Lifecycle::answer_by_link`] does; a press in a chat
+    /// app names its `user` and `channel`, and only a link that chat was
+    /// sent counts.
+    pub(super) async fn answer_through(
+        &self,
+        token: &str,
+        presser: Option<(&str, Channel)>,
+    ) -> Result<LinkPage> {
         let (link, bundle, question) = self.link(token).await?;
+        let by = match presser {
+            None => AnsweredBy::new(ANONYMOUS, Channel::Link, &link.client),
+            Some((user, channel)) if link.client == channel.as_str() => {
+                AnsweredBy::new(user, channel, "")
+            }
+            Some(_) => return Err(Error::NotFound("answer link")),
+        };
         let submission = Submission {
             answers: vec![AnswerInput {
                 question_id: question.question_id.clone(),
@@ -179,7 +208,6 @@ impl Lifecycle {
         let questions = [question.clone()];
         let outcome = validate_submission(&questions, &submission)
             .map_err(|e| Error::Invalid(e.to_string()))?;
-        let by = AnsweredBy::new(ANONYMOUS, Channel::Link, &link.client);
         let state = match self.settle(&bundle, &questions, &outcome, &by).await {
             Ok(body) => LinkState::Answered {
                 answer: answer_text(&question, &body.response),
@@ -258,7 +286,7 @@ async fn page(
 
 /// The winner's answer to `question` as a person reads it: the chosen
 /// options' labels and any text, or that it was declined.
-fn answer_text(question: &Question, response: &Response) -> String {
+pub(super) fn answer_text(question: &Question, response: &Response) -> String {
     if response.rejected {
         return "declined".to_owned();
     }
@@ -311,8 +339,10 @@ mod tests {
         assert_eq!(rows[1].1.option_id, "lite");
         for ((action, (hash, link)), option) in actions.iter().zip(&rows).zip(["pg", "lite"]) {
             let token = action.url.strip_prefix("http://h:1/answer/").expect("path");
-            // 32 random bytes, hex: 256 bits, above the 128 asked for.
-            assert_eq!(token.len(), LINK_PREFIX.len() + 64, "{token}");
+            // 24 random bytes, hex: 192 bits, above the 128 asked for, and
+            // short enough for a Telegram button.
+            assert_eq!(token.len(), LINK_PREFIX.len() + 48, "{token}");
+            assert!(token.len() <= 64);
             assert_eq!(hash, &hash_secret(token));
             assert!(!hash.contains(token) && !action.url.contains(hash.as_str()));
             assert_eq!(

@@ -10,6 +10,7 @@
 
 mod answer_link;
 mod ask;
+mod chat_answer;
 mod close;
 mod deliver;
 pub mod discovery;
@@ -34,7 +35,7 @@ pub use ask::Created;
 pub use error::{Error, Result};
 pub use expiry::{EXPIRY_EVERY, expires_in};
 pub use expiry_sweep::GIVE_UP_AFTER;
-pub use notify::{FIRST_RETRY, NOTIFY_FOR, Notifications, PER_TARGET, ntfy};
+pub use notify::{FIRST_RETRY, NOTIFY_FOR, Notifications, PER_TARGET, ntfy, slack, telegram};
 pub use provenance::Via;
 pub use reconcile::{ORPHAN_AFTER, SWEEP_EVERY};
 pub use wait::WaitOutcome;

@@ -10,9 +10,12 @@
 //! the change queues it; the key `pending_id:event`, unique per target,
 //! keeps a notice queued once however many try. Delivery is [`send`].
 
+mod chat;
 pub mod ntfy;
 mod send;
+pub mod slack;
 mod targets;
+pub mod telegram;
 
 pub use targets::PER_TARGET;
 
@@ -57,6 +60,10 @@ pub struct Notifications {
     busy: targets::Targets,
     /// The access token ntfy topics are published with, if any.
     ntfy_token: Option<Arc<str>>,
+    /// The Slack app channels are posted to as, if any.
+    slack: Option<slack::SlackApp>,
+    /// The Telegram bot chats are sent to as, if any.
+    telegram: Option<telegram::TelegramBot>,
 }
 
 impl Default for Notifications {
@@ -80,7 +87,22 @@ impl Notifications {
             sending: Arc::new(tokio::sync::Semaphore::new(WORKSPACE_SENDS)),
             busy: targets::Targets::default(),
             ntfy_token: None,
+            slack: None,
+            telegram: None,
         }
+    }
+
+    /// The same, posting `slack:` targets as `slack` and sending
+    /// `telegram:` ones as `telegram`.
+    #[must_use]
+    pub fn with_chats(
+        mut self,
+        slack: Option<slack::SlackApp>,
+        telegram: Option<telegram::TelegramBot>,
+    ) -> Self {
+        self.slack = slack;
+        self.telegram = telegram;
+        self
     }
 
     /// The same, publishing to ntfy topics with `token` (`Bearer`).

@@ -129,6 +129,13 @@ impl Lifecycle {
             ("idempotency-key", row.event_key.as_str()),
             ("user-agent", concat!("clarify/", env!("CARGO_PKG_VERSION"))),
         ];
+        if let Some(chat) = super::chat::chat_of(&row.target) {
+            let Ok(notice) = serde_json::from_str::<Notice>(&row.body) else {
+                return Ok(notifications::finish(pool, &row.id, "failed", now_micros()).await?);
+            };
+            let sent = self.send_to_chat(webhooks, row, chat, &notice).await?;
+            return self.sent(row, sent, &what).await;
+        }
         let bearer;
         let (url, body) = match super::ntfy::topic_url(&row.target) {
             None => (row.target.clone(), row.body.clone()),
@@ -148,6 +155,13 @@ impl Lifecycle {
             }
         };
         let sent = webhooks.post(&url, body, &headers, &what).await;
+        self.sent(row, sent, &what).await
+    }
+
+    /// Records how an attempt at `row` went: delivered, failed for good, or
+    /// due again with backoff until its deadline.
+    async fn sent(&self, row: &Outgoing, sent: Sent, what: &str) -> Result<()> {
+        let pool = self.db.pool();
         let now = now_micros();
         match sent {
             Sent::Accepted => notifications::finish(pool, &row.id, "delivered", now).await?,

@@ -10,6 +10,9 @@ use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
 use super::network::WebhookNetworks;
 
+/// The most of a chat API's answer that is read.
+pub const MAX_ANSWER: usize = 256 * 1024;
+
 /// How long a webhook has to accept a resume.
 pub const WEBHOOK_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -158,6 +161,62 @@ impl Webhooks {
                 let error = error.without_url();
                 tracing::warn!(what, %error, "webhook failed");
                 Sent::Failed
+            }
+        }
+    }
+
+    /// POSTs `body` (JSON) to a chat API's `url` with `headers` and reads
+    /// its JSON answer, at most [`MAX_ANSWER`] bytes: Slack and Telegram
+    /// say what they made (a message's id) and whether it worked in the
+    /// body. The same client and policy as every webhook.
+    ///
+    /// # Errors
+    /// [`Sent::Refused`] for a URL the policy refuses; [`Sent::Failed`] for
+    /// anything else that is not a 2xx answer of JSON within the bound.
+    pub async fn call(
+        &self,
+        url: &str,
+        body: String,
+        headers: &[(&'static str, &str)],
+        what: &str,
+    ) -> Result<serde_json::Value, Sent> {
+        let Ok(parsed) = reqwest::Url::parse(url) else {
+            return Err(Sent::Refused);
+        };
+        if !literal_admitted(&self.networks, &parsed) {
+            tracing::warn!(
+                what,
+                "chat API refused: its address is not one webhooks may reach"
+            );
+            return Err(Sent::Refused);
+        }
+        let mut request = self
+            .http
+            .post(parsed)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let mut response = request.send().await.map_err(|error| {
+            // Without the URL: Telegram's holds the bot's token.
+            tracing::warn!(what, error = %error.without_url(), "chat API failed");
+            Sent::Failed
+        })?;
+        let status = response.status();
+        let mut read = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|_| Sent::Failed)? {
+            if read.len() + chunk.len() > MAX_ANSWER {
+                tracing::warn!(what, "chat API answered more than it may");
+                return Err(Sent::Failed);
+            }
+            read.extend_from_slice(&chunk);
+        }
+        match serde_json::from_slice(&read) {
+            Ok(answer) if status.is_success() => Ok(answer),
+            _ => {
+                tracing::warn!(what, %status, "chat API refused");
+                Err(Sent::Failed)
             }
         }
     }

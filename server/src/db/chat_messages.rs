@@ -1,0 +1,96 @@
+//! Chat messages (migration `0016_chat_messages`, issue 28): which Slack or
+//! Telegram message stands for a bundle in each chat, and the signed
+//! requests already taken.
+
+use sqlx::AnyExecutor;
+
+/// Keeps `message_ref` as `pending_id`'s message in `target` (the first
+/// kept stays: a retried post must not orphan the message it updates).
+///
+/// # Errors
+/// Database errors.
+pub async fn keep(
+    db: impl AnyExecutor<'_>,
+    pending_id: &str,
+    target: &str,
+    message_ref: &str,
+    now: i64,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO chat_messages (pending_id, target, message_ref, created_at) \
+         VALUES ($1, $2, $3, $4) ON CONFLICT (pending_id, target) DO NOTHING",
+    )
+    .bind(pending_id)
+    .bind(target)
+    .bind(message_ref)
+    .bind(now)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// `pending_id`'s message in `target`, if one was sent.
+///
+/// # Errors
+/// Database errors.
+pub async fn of(
+    db: impl AnyExecutor<'_>,
+    pending_id: &str,
+    target: &str,
+) -> sqlx::Result<Option<String>> {
+    sqlx::query_scalar(
+        "SELECT message_ref FROM chat_messages WHERE pending_id = $1 AND target = $2",
+    )
+    .bind(pending_id)
+    .bind(target)
+    .fetch_optional(db)
+    .await
+}
+
+/// The bundle whose message in `target` is `message_ref`, if any.
+///
+/// # Errors
+/// Database errors.
+pub async fn pending_of(
+    db: impl AnyExecutor<'_>,
+    target: &str,
+    message_ref: &str,
+) -> sqlx::Result<Option<String>> {
+    sqlx::query_scalar(
+        "SELECT pending_id FROM chat_messages WHERE target = $1 AND message_ref = $2",
+    )
+    .bind(target)
+    .bind(message_ref)
+    .fetch_optional(db)
+    .await
+}
+
+/// Records a signed request as taken; `false` when it was already (a
+/// replay). Records older than `forget_before` are dropped on the way.
+///
+/// # Errors
+/// Database errors.
+pub async fn first_time(
+    db: &crate::db::Db,
+    request_key: &str,
+    now: i64,
+    forget_before: i64,
+) -> sqlx::Result<bool> {
+    let mut tx = db.begin_write().await?;
+    sqlx::query("DELETE FROM chat_replays WHERE seen_at < $1")
+        .bind(forget_before)
+        .execute(&mut *tx)
+        .await?;
+    let new = sqlx::query(
+        "INSERT INTO chat_replays (request_key, seen_at) VALUES ($1, $2) \
+         ON CONFLICT (request_key) DO NOTHING",
+    )
+    .bind(request_key)
+    .bind(now)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected()
+        == 1;
+    tx.commit().await?;
+    Ok(new)
+}
