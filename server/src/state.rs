@@ -178,65 +178,84 @@ impl Config {
         resumer: &Resumer,
         targets: &mut Vec<String>,
     ) -> Result<(Option<slack::SlackApp>, Option<telegram::TelegramBot>), Error> {
-        let check =
-            |field: &str, url: &str| resumer.webhooks().check(field, url).map_err(Error::Invalid);
-        let slack = match (&self.slack_bot_token, &self.slack_channel) {
-            (Some(token), Some(channel)) => {
-                if self.slack_signing_secret.is_none() {
-                    return Err(Error::Invalid(
-                        "--slack-signing-secret: needed with --slack-bot-token (button presses \
-                         are checked with it)"
-                            .to_owned(),
-                    ));
-                }
-                let api_url = self
-                    .slack_api_url
-                    .clone()
-                    .unwrap_or_else(|| "https://slack.com/api".to_owned());
-                check("--slack-api-url", &api_url)?;
-                targets.push(slack::target(channel));
-                Some(slack::SlackApp {
-                    bot_token: token.clone(),
-                    api_url,
-                })
-            }
-            (None, None) => None,
-            _ => {
-                return Err(Error::Invalid(
-                    "--slack-channel: needed with --slack-bot-token, and the other way round"
-                        .to_owned(),
-                ));
-            }
-        };
-        let telegram = match (&self.telegram_bot_token, &self.telegram_chat_id) {
-            (Some(token), Some(chat)) => {
-                if self.telegram_webhook_secret.is_none() {
-                    return Err(Error::Invalid(
-                        "--telegram-webhook-secret: needed with --telegram-bot-token (updates \
-                         are checked with it)"
-                            .to_owned(),
-                    ));
-                }
-                let api_url = self
-                    .telegram_api_url
-                    .clone()
-                    .unwrap_or_else(|| "https://api.telegram.org".to_owned());
-                check("--telegram-api-url", &api_url)?;
-                targets.push(telegram::target(chat));
-                Some(telegram::TelegramBot {
-                    bot_token: token.clone(),
-                    api_url,
-                })
-            }
-            (None, None) => None,
-            _ => {
-                return Err(Error::Invalid(
-                    "--telegram-chat-id: needed with --telegram-bot-token, and the other way round"
-                        .to_owned(),
-                ));
-            }
-        };
+        let slack = Chat {
+            flags: [
+                "--slack-bot-token",
+                "--slack-channel",
+                "--slack-signing-secret",
+                "--slack-api-url",
+            ],
+            token: self.slack_bot_token.as_ref(),
+            place: self.slack_channel.as_deref(),
+            secret_set: self.slack_signing_secret.is_some(),
+            api_url: self
+                .slack_api_url
+                .as_deref()
+                .unwrap_or("https://slack.com/api"),
+        }
+        .configured(resumer)?
+        .map(|(bot_token, channel, api_url)| {
+            targets.push(slack::target(channel));
+            slack::SlackApp { bot_token, api_url }
+        });
+        let telegram = Chat {
+            flags: [
+                "--telegram-bot-token",
+                "--telegram-chat-id",
+                "--telegram-webhook-secret",
+                "--telegram-api-url",
+            ],
+            token: self.telegram_bot_token.as_ref(),
+            place: self.telegram_chat_id.as_deref(),
+            secret_set: self.telegram_webhook_secret.is_some(),
+            api_url: self
+                .telegram_api_url
+                .as_deref()
+                .unwrap_or("https://api.telegram.org"),
+        }
+        .configured(resumer)?
+        .map(|(bot_token, chat, api_url)| {
+            targets.push(telegram::target(chat));
+            telegram::TelegramBot { bot_token, api_url }
+        });
         Ok((slack, telegram))
+    }
+}
+
+/// One chat app's flags, as given.
+struct Chat<'a> {
+    /// The token's, the place's, the callback secret's and the API's flag.
+    flags: [&'static str; 4],
+    token: Option<&'a Secret>,
+    place: Option<&'a str>,
+    secret_set: bool,
+    api_url: &'a str,
+}
+
+impl<'a> Chat<'a> {
+    /// The token, the place and the API URL when the app is configured;
+    /// refused when half of it is, when its callbacks could not be
+    /// checked, or when the policy refuses its API.
+    fn configured(self, resumer: &Resumer) -> Result<Option<(Secret, &'a str, String)>, Error> {
+        let [token_flag, place_flag, secret_flag, api_flag] = self.flags;
+        match (self.token, self.place) {
+            (None, None) => Ok(None),
+            (Some(token), Some(place)) => {
+                if !self.secret_set {
+                    return Err(Error::Invalid(format!(
+                        "{secret_flag}: needed with {token_flag} (its callbacks are checked with it)"
+                    )));
+                }
+                resumer
+                    .webhooks()
+                    .check(api_flag, self.api_url)
+                    .map_err(Error::Invalid)?;
+                Ok(Some((token.clone(), place, self.api_url.to_owned())))
+            }
+            _ => Err(Error::Invalid(format!(
+                "{place_flag}: needed with {token_flag}, and the other way round"
+            ))),
+        }
     }
 }
 

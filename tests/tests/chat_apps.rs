@@ -365,3 +365,49 @@ async fn slack_telegram_a_link_and_rest_racing_for_one_bundle_have_one_winner() 
     }
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_chat_app_half_configured_or_without_its_callback_secret_is_refused_at_start() {
+    let apis = ChatApis::start().await;
+    let database = clarify_tests::TestDatabase::create().await;
+    let cases = [
+        (
+            Config {
+                slack_signing_secret: None,
+                ..chats(&apis)
+            },
+            "--slack-signing-secret",
+        ),
+        (
+            Config {
+                slack_channel: None,
+                ..chats(&apis)
+            },
+            "--slack-channel",
+        ),
+        (
+            Config {
+                telegram_webhook_secret: None,
+                ..chats(&apis)
+            },
+            "--telegram-webhook-secret",
+        ),
+        (
+            Config {
+                telegram_bot_token: None,
+                ..chats(&apis)
+            },
+            "--telegram-chat-id",
+        ),
+    ];
+    for (config, flag) in cases {
+        let db = clarify_server::db::Db::connect(database.url())
+            .await
+            .unwrap();
+        let error = clarify_server::AppState::new(db, config)
+            .await
+            .expect_err(flag)
+            .to_string();
+        assert!(error.contains(flag), "{flag}: {error}");
+    }
+}
