@@ -77,6 +77,29 @@ async fn telegram_message(apis: &ChatApis, prompt: &str) -> (Vec<String>, u64) {
     (data, sent.id)
 }
 
+/// Waits until the server has kept message `id` of `target` (it learns
+/// the id from the API's answer, just after the fake recorded the call).
+async fn kept(server: &TestServer, target: &str, id: u64) {
+    let known = async {
+        loop {
+            let found = clarify_server::db::chat_messages::pending_of(
+                server.db().pool(),
+                target,
+                &id.to_string(),
+            )
+            .await
+            .unwrap();
+            if found.is_some() {
+                return;
+            }
+            tokio::task::yield_now().await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), known)
+        .await
+        .expect("the message's id is kept");
+}
+
 async fn slack_press(server: &TestServer, body: &(String, String, String)) -> u16 {
     reqwest::Client::new()
         .post(server.url("/api/v1/integrations/slack/interactions"))
@@ -230,6 +253,7 @@ async fn a_telegram_press_or_reply_answers_and_a_wrong_secret_changes_nothing() 
         .ask_expiring(one_question("Reply for Telegram?"), None)
         .await;
     let (_, second_id) = telegram_message(&apis, "Reply for Telegram?").await;
+    kept(&server, "telegram:-100", second_id).await;
     let reply = json!({"update_id": 12, "message": {"message_id": 900, "text": "MySQL, really",
         "chat": {"id": -100}, "from": {"id": 8, "username": "carol"},
         "reply_to_message": {"message_id": second_id}}});
