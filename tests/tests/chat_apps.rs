@@ -435,3 +435,76 @@ async fn a_chat_app_half_configured_or_without_its_callback_secret_is_refused_at
         assert!(error.contains(flag), "{flag}: {error}");
     }
 }
+
+#[tokio::test]
+async fn a_workspace_owner_adds_a_slack_channel_for_that_workspace_only() {
+    let apis = ChatApis::start().await;
+    let server = TestServer::start_with(Config {
+        auth: true,
+        allowed_webhook_networks: vec!["127.0.0.0/8".parse().unwrap()],
+        ..chats(&apis)
+    })
+    .await;
+    let (alice, bob) = (server.token("alice").await, server.token("bob").await);
+    let owner = server.as_token(&alice);
+    let (_, workspace) = owner.post("/workspaces", &json!({"name": "team"})).await;
+    let workspace = workspace["id"].as_str().unwrap().to_owned();
+    let path = format!("/workspaces/{workspace}/notify");
+    let set = json!({"webhook_url": null, "slack_channel": "C0TEAM"});
+    assert_eq!(
+        server.as_token(&bob).put(&path, &set).await.0,
+        404,
+        "not bob's"
+    );
+    for bad in ["<!channel>", "a/b", &"C".repeat(81)] {
+        let (status, body) = owner.put(&path, &json!({"slack_channel": bad})).await;
+        assert_eq!(status, 400, "{bad}: {body}");
+        assert!(
+            body["error"].as_str().unwrap().starts_with("slack_channel"),
+            "{body}"
+        );
+    }
+    let (status, body) = owner.put(&path, &set).await;
+    assert_eq!(
+        (status, &body["slack_channel"]),
+        (200, &json!("C0TEAM")),
+        "{body}"
+    );
+    assert_eq!(owner.get(&path).await.1["slack_channel"], "C0TEAM");
+
+    let (_, session, agent) = owner.session_in(&workspace, None).await;
+    server
+        .ask(&session, &agent, one_question("Team question?"))
+        .await;
+    for channel in ["C0TEAM", "#ops"] {
+        apis.wait_for("chat.postMessage", |b| {
+            b["channel"] == channel && b.to_string().contains("Team question?")
+        })
+        .await;
+    }
+    // Elsewhere, only the operator's channel.
+    let (_, other, other_agent) = owner.session(None).await;
+    server
+        .ask(&other, &other_agent, one_question("Loose question?"))
+        .await;
+    apis.wait_for("chat.postMessage", |b| {
+        b.to_string().contains("Loose question?")
+    })
+    .await;
+    let (_, last, last_agent) = owner.session_in(&workspace, None).await;
+    server
+        .ask(&last, &last_agent, one_question("Team again?"))
+        .await;
+    apis.wait_for("chat.postMessage", |b| {
+        b["channel"] == "C0TEAM" && b.to_string().contains("Team again?")
+    })
+    .await;
+    let loose: Vec<_> = apis
+        .calls("chat.postMessage")
+        .into_iter()
+        .filter(|c| c.body.to_string().contains("Loose question?"))
+        .map(|c| c.body["channel"].clone())
+        .collect();
+    assert_eq!(loose, [json!("#ops")]);
+    server.stop().await;
+}

@@ -310,3 +310,23 @@ async fn token_create_prints_the_token_last_and_revoke_ends_it() {
     let (ok, _) = token_command(&database, &["revoke", &id]);
     assert!(!ok, "revoking twice fails");
 }
+
+#[tokio::test]
+async fn the_public_urls_host_is_answered_and_another_name_is_not() {
+    let database = TestDatabase::create().await;
+    let server = Process::start_with(&database, &["--public-url", "https://clarify.example"]);
+    let at = |host: &'static str| {
+        server
+            .client
+            .get(format!("{}/healthz", server.base))
+            .header("host", host)
+            .send()
+    };
+    assert_eq!(
+        at("clarify.example").await.unwrap().status(),
+        200,
+        "Slack's callbacks come by it"
+    );
+    assert_eq!(at("rebind.evil").await.unwrap().status(), 403);
+    server.kill9();
+}

@@ -34,6 +34,15 @@ pub struct SetWorkspaceNotify {
     /// `""` stops them.
     #[cfg_attr(feature = "openapi", schema(max_length = 2000))]
     pub webhook_url: Option<String>,
+    /// The Slack channel (its id, `C0123…`) the workspace's questions are
+    /// posted to as well, when the server has a Slack app; absent, `null`
+    /// or `""` for none. A `PUT` sets both fields.
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(max_length = 80, pattern = r"^[#A-Za-z0-9._-]*$")
+    )]
+    pub slack_channel: Option<String>,
 }
 
 /// `POST /tasks`.

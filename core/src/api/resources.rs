@@ -34,6 +34,10 @@ pub struct WorkspaceNotify {
     /// Where its notices are POSTed; `""` for nowhere (the server's own
     /// `--notify-webhook` targets still get them).
     pub webhook_url: String,
+    /// The Slack channel its questions are posted to as well; `""` for
+    /// none.
+    #[serde(default)]
+    pub slack_channel: String,
 }
 
 /// `GET /workspaces`.

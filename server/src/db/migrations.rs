@@ -74,6 +74,7 @@ pub fn sqlite() -> Migrator {
         migration!("sqlite", 14, "0014_quota_holders.sql", "quota holders"),
         migration!("sqlite", 15, "0015_answer_links.sql", "answer links"),
         migration!("sqlite", 16, "0016_chat_messages.sql", "chat messages"),
+        migration!("sqlite", 17, "0017_workspace_slack.sql", "workspace slack"),
     ])
 }
 
@@ -122,6 +123,12 @@ pub fn postgres() -> Migrator {
         migration!("postgres", 14, "0014_quota_holders.sql", "quota holders"),
         migration!("postgres", 15, "0015_answer_links.sql", "answer links"),
         migration!("postgres", 16, "0016_chat_messages.sql", "chat messages"),
+        migration!(
+            "postgres",
+            17,
+            "0017_workspace_slack.sql",
+            "workspace slack"
+        ),
     ])
 }
 

@@ -30,13 +30,23 @@ impl Lifecycle {
         let pending_action = session
             .as_ref()
             .and_then(|s| pending_action(s.state, s.waiting != 0));
-        let webhook = session.and_then(|s| s.webhook_url);
+        // The workspace's own targets: its webhook, and its Slack channel
+        // when this server has a Slack app to post with.
+        let own: Vec<String> = session
+            .map(|s| {
+                let slack = s
+                    .slack_channel
+                    .filter(|_| self.notifications.posts_to_slack())
+                    .map(|c| super::notify::slack::target(&c));
+                s.webhook_url.into_iter().chain(slack).collect()
+            })
+            .unwrap_or_default();
         for message in list {
             let payload = api::MessageEvent {
                 message: message.clone().into(),
                 pending_action,
             };
-            self.notify_change(kind, &payload, webhook.as_deref());
+            self.notify_change(kind, &payload, &own);
             self.events
                 .publish(kind, Payload::Message(Box::new(payload)));
         }

@@ -78,16 +78,21 @@ pub async fn get_notify(
         Access::HostOnly if !webhook_url.is_empty() => host_only(&webhook_url),
         _ => webhook_url,
     };
+    let slack_channel = notifications::workspace_slack_channel(state.db().pool(), &id)
+        .await?
+        .unwrap_or_default();
     Ok(axum::Json(api::WorkspaceNotify {
         workspace_id: id,
         webhook_url,
+        slack_channel,
     }))
 }
 
 /// Sets (or, with `null` or `""`, removes) where a workspace's notices go:
 /// a JSON POST when a question waits, is resolved, expires or is
-/// cancelled, and a reminder before it expires. The URL is held to the
-/// same network policy as resume webhooks.
+/// cancelled, and a reminder before it expires, and the Slack channel its
+/// questions are posted to (with the server's Slack app). The URL is held
+/// to the same network policy as resume webhooks.
 #[utoipa::path(
     put,
     path = "/workspaces/{id}/notify",
@@ -128,10 +133,35 @@ pub async fn set_notify(
             .check("webhook_url", url)
             .map_err(Error::BadRequest)?;
     }
+    let channel = slack_channel(body.slack_channel.as_deref())?;
     let set = (!url.is_empty()).then_some(url);
-    notifications::set_workspace_webhook(state.db().pool(), &id, set, now_micros()).await?;
+    let now = now_micros();
+    let mut tx = state.db().begin_write().await?;
+    notifications::set_workspace_webhook(&mut *tx, &id, set, now).await?;
+    notifications::set_workspace_slack_channel(&mut *tx, &id, channel, now).await?;
+    tx.commit().await?;
     Ok(axum::Json(api::WorkspaceNotify {
         workspace_id: id,
         webhook_url: url.to_owned(),
+        slack_channel: channel.unwrap_or_default().to_owned(),
     }))
+}
+
+/// A workspace's Slack channel as given: at most 80 characters of
+/// letters, digits, `#`, `.`, `_` and `-` (a channel's id or name, which
+/// can then never be markup or a path); `None` for none.
+fn slack_channel(given: Option<&str>) -> Result<Option<&str>> {
+    let channel = given.unwrap_or_default();
+    if channel.chars().count() > 80
+        || !channel
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "#._-".contains(c))
+    {
+        return Err(Error::BadRequest(
+            "slack_channel: at most 80 letters, digits, '#', '.', '_' or '-' (a channel's id, \
+             such as C0123456789)"
+                .to_owned(),
+        ));
+    }
+    Ok((!channel.is_empty()).then_some(channel))
 }

@@ -92,6 +92,12 @@ impl Notifications {
         }
     }
 
+    /// Whether `slack:` targets can be posted to (a Slack app is set).
+    #[must_use]
+    pub fn posts_to_slack(&self) -> bool {
+        self.slack.is_some()
+    }
+
     /// The same, posting `slack:` targets as `slack` and sending
     /// `telegram:` ones as `telegram`.
     #[must_use]
@@ -129,20 +135,15 @@ impl Notifications {
 
 impl Lifecycle {
     /// Queues the notices an event (`action`, `payload`) makes, if any, for the server's targets
-    /// and `own` (the workspace's webhook), in the background: the change is
+    /// and `own` (the workspace's webhook and Slack channel), in the background: the change is
     /// already durable, and whoever made it is not kept waiting. With no
     /// target at all, nothing happens.
-    pub(super) fn notify_change(
-        &self,
-        action: EventKind,
-        payload: &MessageEvent,
-        own: Option<&str>,
-    ) {
+    pub(super) fn notify_change(&self, action: EventKind, payload: &MessageEvent, own: &[String]) {
         let Some((pending_id, change)) = change_of(action, payload) else {
             return;
         };
         let mut targets = self.notifications.targets.to_vec();
-        targets.extend(own.map(str::to_owned));
+        targets.extend(own.iter().cloned());
         if targets.is_empty() {
             return;
         }
