@@ -82,6 +82,14 @@ pub(super) fn wants_links(bundle: &Bundle, change: NoticeKind) -> bool {
     matches!(change, NoticeKind::Waiting | NoticeKind::Reminder) && linkable(bundle).is_some()
 }
 
+/// Whether `pending_id` may still be given links.
+pub(super) async fn room_for_links(
+    db: impl sqlx::AnyExecutor<'_>,
+    pending_id: &str,
+) -> Result<bool> {
+    Ok(answer_links::count_of(db, pending_id).await? < LINKS_PER_BUNDLE)
+}
+
 /// New links for `question`'s options, carried by `client`: the actions a
 /// notice shows, and the rows to store (token hashes, never the tokens).
 fn new_links(
@@ -150,7 +158,7 @@ impl Lifecycle {
             return Ok(());
         };
         let pending_id = bundle.pending_id();
-        if answer_links::count_of(&mut *conn, pending_id).await? >= LINKS_PER_BUNDLE {
+        if !room_for_links(&mut *conn, pending_id).await? {
             return Ok(());
         }
         let (actions, rows) = new_links(pending_id, &question, base, client);

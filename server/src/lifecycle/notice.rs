@@ -89,7 +89,12 @@ impl Lifecycle {
         base: &str,
     ) -> Result<Notice> {
         let mut notice = self.notice(bundle, change, base).await?;
-        if super::answer_link::wants_links(bundle, change) {
+        // A bundle whose links are used up costs the stream no write
+        // transaction (a follower reconnecting in a loop must not take
+        // SQLite's writer again and again): looked at on the read pool.
+        if super::answer_link::wants_links(bundle, change)
+            && super::answer_link::room_for_links(self.db.pool(), bundle.pending_id()).await?
+        {
             let mut tx = self.db.begin_write().await?;
             Self::add_links(&mut tx, bundle, &mut notice, base, STREAM_CLIENT).await?;
             tx.commit().await?;
