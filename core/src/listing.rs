@@ -1,6 +1,7 @@
 //! The shapes `list_pending_questions_kandev` returns (L3, L4, L4a, L11) and
 //! its paging rules (D7, L9, L10, L13).
 
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 use base64::Engine as _;
@@ -74,6 +75,13 @@ pub struct PendingBundle {
     /// When it expires unanswered (RFC 3339 UTC); `""` for never.
     #[serde(default)]
     pub expires_at: String,
+    /// Its texts as safe HTML, rendered from CommonMark by the server for
+    /// the browser (REST views only; absent elsewhere), by key: `context`,
+    /// `q1.title`, `q1.prompt` (blocks), `q1.prompt.line` (one line),
+    /// `q1_opt1` (an option's label), `q1_opt1.description`. A text that
+    /// is empty has no key.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub html: BTreeMap<String, String>,
 }
 
 impl PendingBundle {
@@ -115,6 +123,7 @@ impl PendingBundle {
             context: String::from(context),
             questions,
             expires_at: String::new(),
+            html: BTreeMap::new(),
         }
     }
 }

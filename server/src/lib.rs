@@ -19,6 +19,7 @@ pub mod events;
 pub mod http;
 pub mod ids;
 pub mod lifecycle;
+pub mod markdown;
 pub mod mcp;
 pub mod quota;
 pub mod serve;

@@ -62,12 +62,13 @@ async fn serves_the_overlay_and_its_wasm() {
     server.stop().await;
 }
 
-/// The wasm module's budget as sent, markdown and all: what it measures
-/// today (288,168 B gzip, 229,998 B brotli with wasm-opt) plus a few per
-/// cent, so that growth is a decision, not an accident. Issue 16 asked for
-/// 150,000 / 120,000 B; Leptos, serde over the shared wire types and
-/// pulldown-cmark together cannot get there (docs/MEASURED.md, "The overlay's wasm").
-const BUDGET: [(&str, usize); 2] = [("br", 240_000), ("gzip", 300_000)];
+/// The wasm module's budget as sent: what it measures today (237,064 B
+/// gzip, 189,227 B brotli with wasm-opt, since the server renders the
+/// Markdown: issue 31 item 4) plus a few per cent, so that growth is a
+/// decision, not an accident. Issue 31 asks for 200,000 B gzip; Leptos and
+/// serde over the shared wire types are most of what remains
+/// (docs/MEASURED.md, "The overlay's wasm").
+const BUDGET: [(&str, usize); 2] = [("br", 200_000), ("gzip", 250_000)];
 
 #[tokio::test]
 async fn the_wasm_is_sent_precompressed_and_within_its_budget() {

@@ -4,7 +4,7 @@
 
 mod api;
 mod expiry;
-mod markdown;
+mod html;
 mod notify;
 mod overlay;
 mod routes;

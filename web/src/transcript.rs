@@ -101,15 +101,15 @@ pub fn Transcript(
                         if m.kind == MessageKind::ClarificationRequest.as_str() {
                             let meta = ClarificationMetadata::from_json(&m.metadata);
                             let (text, status) = outcome(&meta, active.as_deref());
-                            let prompt = if meta.question.prompt.is_empty() {
-                                m.content
-                            } else {
-                                meta.question.prompt.clone()
+                            let prompt = match m.metadata.pointer("/html/prompt").and_then(Value::as_str) {
+                                Some(html) => html.to_owned(),
+                                None if meta.question.prompt.is_empty() => crate::html::escape(&m.content),
+                                None => crate::html::escape(&meta.question.prompt),
                             };
                             view! {
                                 <li class="message question" data-testid="transcript-question" data-status=status>
                                     <p class="who">"Agent asked"</p>
-                                    <div class="markdown" inner_html=crate::markdown::block(&prompt)></div>
+                                    <div class="markdown" inner_html=prompt></div>
                                     <p class=format!("outcome {status}") data-testid="transcript-outcome">{text}</p>
                                     {meta
                                         .answered_by

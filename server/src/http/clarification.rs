@@ -80,9 +80,9 @@ pub async fn read(
     caller: Caller,
     Path(id): Path<PendingId>,
 ) -> Result<axum::Json<api::BundleView>> {
-    Ok(axum::Json(
-        state.lifecycle.read_collecting(&caller, &id).await?,
-    ))
+    let mut view = state.lifecycle.read_collecting(&caller, &id).await?;
+    crate::markdown::bundle(&mut view.bundle);
+    Ok(axum::Json(view))
 }
 
 /// `?timeout=` seconds for `/wait`.

@@ -42,11 +42,13 @@ impl Lifecycle {
             })
             .unwrap_or_default();
         for message in list {
-            let payload = api::MessageEvent {
+            let mut payload = api::MessageEvent {
                 message: message.clone().into(),
                 pending_action,
             };
             self.notify_change(kind, &payload, &own);
+            // For the browser, which renders no Markdown itself.
+            crate::markdown::message(&mut payload.message);
             self.events
                 .publish(kind, Payload::Message(Box::new(payload)));
         }

@@ -6,12 +6,16 @@ use leptos::prelude::*;
 
 use super::Edit;
 use super::draft::Draft;
-use crate::markdown;
+use crate::html;
+
+/// The server's rendering of the bundle's texts, by key.
+pub(super) type Html = StoredValue<std::collections::BTreeMap<String, String>>;
 
 /// One question: prompt, options and the free-text answer.
 #[component]
 pub(super) fn Card(
     question: Question,
+    html: Html,
     index: usize,
     count: usize,
     draft: Memo<Draft>,
@@ -23,6 +27,7 @@ pub(super) fn Card(
     let runes = move || draft.with(|d| d.text.get(index).map_or(0, |t| rune_count(t)));
     let this_over = move || runes() > MAX_TEXT_RUNES;
     let Question {
+        question_id,
         title,
         prompt,
         options,
@@ -30,16 +35,21 @@ pub(super) fn Card(
         default_option_id,
         ..
     } = question;
+    let rendered = |key: &str, text: &str| html.with_value(|h| html::of(h, key, text));
     let heading = if title.is_empty() {
         format!("Question {} of {count}", index + 1)
     } else {
-        title
+        rendered(&format!("{question_id}.title"), &title)
     };
+    let prompt = rendered(&format!("{question_id}.prompt"), &prompt);
     let options = options
         .iter()
         .enumerate()
         .map(|(n, o)| {
             let id = o.option_id.clone();
+            let label = rendered(&id, &o.label);
+            let description = (!o.description.is_empty())
+                .then(|| rendered(&format!("{id}.description"), &o.description));
             let id_click = id.clone();
             let pressed =
                 Memo::new(move |_| draft.with(|d| d.selected.get(index).is_some_and(|s| s.contains(&id))));
@@ -58,7 +68,7 @@ pub(super) fn Card(
                     on:click=move |_| pick.run(id_click.clone())
                 >
                     <span class="badge" aria-hidden="true">{n + 1}</span>
-                    <span class="label" inner_html=markdown::label(&o.label)></span>
+                    <span class="label" inner_html=label></span>
                     {(o.option_id == default_option_id)
                         .then(|| {
                             view! {
@@ -67,10 +77,8 @@ pub(super) fn Card(
                                 </span>
                             }
                         })}
-                    {(!o.description.is_empty())
-                        .then(|| {
-                            view! { <span class="description" inner_html=markdown::label(&o.description)></span> }
-                        })}
+                    {description
+                        .map(|d| view! { <span class="description" inner_html=d></span> })}
                 </button>
             }
         })
@@ -79,12 +87,12 @@ pub(super) fn Card(
     let prompt_id = format!("clarification-prompt-{index}");
     view! {
         <div class="card" data-testid="clarification-card">
-            <h3 class="question-title" inner_html=markdown::inline(&heading)></h3>
+            <h3 class="question-title" inner_html=heading></h3>
             <div
                 class="prompt markdown"
                 id=prompt_id.clone()
                 data-testid="clarification-prompt"
-                inner_html=markdown::block(&prompt)
+                inner_html=prompt
             ></div>
             {multi_select
                 .then(|| view! { <p class="hint" data-testid="clarification-multi-hint">"Choose all that apply."</p> })}

@@ -40,8 +40,11 @@ pub fn Overlay(
         context,
         questions,
         expires_at,
+        html,
         ..
     } = bundle.bundle;
+    let context = crate::html::of(&html, "context", &context);
+    let html = StoredValue::new(html);
     let questions: Vec<Question> = questions.into_iter().map(Into::into).collect();
     let count = questions.len();
     drafts.update(|m| {
@@ -236,7 +239,7 @@ pub fn Overlay(
             return ().into_any();
         };
         let pick = Callback::new(move |option: String| pick(s, option));
-        view! { <Card question=q index=s count=count draft=draft edit=Callback::new(edit) pick=pick over=over /> }
+        view! { <Card question=q html=html index=s count=count draft=draft edit=Callback::new(edit) pick=pick over=over /> }
             .into_any()
     };
 
@@ -285,7 +288,7 @@ pub fn Overlay(
                             <div
                                 class="context markdown"
                                 data-testid="clarification-context"
-                                inner_html=crate::markdown::block(&context)
+                                inner_html=context.clone()
                             ></div>
                         }
                     })}

@@ -11,7 +11,6 @@ use leptos::task::spawn_local;
 use super::tasks::TaskList;
 use crate::api::{self, SubmitOutcome};
 use crate::expiry::Countdown;
-use crate::markdown;
 use crate::notify::NotifyButton;
 use crate::overlay::{Drafts, Overlay};
 use crate::waiting::{Waiting, age_text};
@@ -116,7 +115,13 @@ fn Row(
     let first = bundle
         .questions
         .first()
-        .map(|q| q.prompt.clone())
+        .map(|q| {
+            crate::html::of(
+                &bundle.html,
+                &format!("{}.prompt.line", q.question_id),
+                &q.prompt,
+            )
+        })
         .unwrap_or_default();
     let count = match bundle.questions.len() {
         1 => "1 question".to_owned(),
@@ -150,7 +155,7 @@ fn Row(
             >
                 <span class="row-task">{title}</span>
                 <span class="row-age">{age}</span>
-                <span class="row-question" inner_html=markdown::label(&first)></span>
+                <span class="row-question" inner_html=first></span>
                 <span class="row-count">
                     {count}
                     {(!expires_at.is_empty())

@@ -250,6 +250,13 @@ pub async fn list_messages(
         messages::for_session_page(state.db().pool(), &id, after.as_ref(), limit).await?;
     Ok(axum::Json(api::Messages {
         next_cursor: db::page::next_cursor(&list, more, |m| (m.created_at, m.id.clone())),
-        messages: list.into_iter().map(Into::into).collect(),
+        messages: list
+            .into_iter()
+            .map(|m| {
+                let mut m = m.into();
+                crate::markdown::message(&mut m);
+                m
+            })
+            .collect(),
     }))
 }

@@ -2,8 +2,73 @@
 //! CommonMark with pulldown-cmark into HTML that is safe to insert: every
 //! piece of text is escaped, raw HTML is shown as text, never injected, and
 //! a link leaves only for http(s) or mailto, with `rel="noopener noreferrer"`.
+//!
+//! Rendered here, once, and sent beside the text in the views the browser
+//! reads (issue 31 item 4): the overlay then carries no Markdown parser
+//! (55–69 KB of its wasm), and the page's CSP still forbids any script.
 
+use std::collections::BTreeMap;
+
+use clarify_core::PendingBundle;
+use clarify_core::api::Message;
 use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
+use serde_json::Value;
+
+/// Fills `bundle.html` (see [`PendingBundle::html`] for its keys).
+pub fn bundle(bundle: &mut PendingBundle) {
+    let mut html = BTreeMap::new();
+    let mut put = |key: String, text: &str, render: fn(&str) -> String| {
+        if !text.is_empty() {
+            html.insert(key, render(text));
+        }
+    };
+    put("context".into(), &bundle.context, block);
+    for q in &bundle.questions {
+        put(format!("{}.title", q.question_id), &q.title, inline);
+        put(format!("{}.prompt", q.question_id), &q.prompt, block);
+        put(format!("{}.prompt.line", q.question_id), &q.prompt, label);
+        for o in &q.options {
+            put(o.option_id.clone(), &o.label, label);
+            put(
+                format!("{}.description", o.option_id),
+                &o.description,
+                label,
+            );
+        }
+    }
+    bundle.html = html;
+}
+
+/// Adds `metadata.html` to a clarification message (`title` and `prompt`
+/// of its question, the bundle's `context`), for the transcript.
+pub fn message(message: &mut Message) {
+    let Value::Object(meta) = &mut message.metadata else {
+        return;
+    };
+    let text = |value: Option<&Value>| value.and_then(Value::as_str).unwrap_or("").to_owned();
+    let question = meta.get("question");
+    let parts = [
+        (
+            "title",
+            text(question.and_then(|q| q.get("title"))),
+            inline as fn(&str) -> String,
+        ),
+        (
+            "prompt",
+            text(question.and_then(|q| q.get("prompt"))),
+            block,
+        ),
+        ("context", text(meta.get("context")), block),
+    ];
+    let html: serde_json::Map<String, Value> = parts
+        .into_iter()
+        .filter(|(_, text, _)| !text.is_empty())
+        .map(|(key, text, render)| (key.to_owned(), Value::String(render(&text))))
+        .collect();
+    if !html.is_empty() {
+        meta.insert("html".into(), Value::Object(html));
+    }
+}
 
 /// `text` as blocks: paragraphs, lists, code blocks, quotes.
 pub fn block(text: &str) -> String {
@@ -158,21 +223,68 @@ fn is_safe_url(url: &str) -> bool {
 
 /// HTML-escapes `text` into `html`, quotes included (it may be an attribute).
 fn escape(html: &mut String, text: &str) {
-    for c in text.chars() {
-        match c {
-            '&' => html.push_str("&amp;"),
-            '<' => html.push_str("&lt;"),
-            '>' => html.push_str("&gt;"),
-            '"' => html.push_str("&quot;"),
-            '\'' => html.push_str("&#39;"),
-            c => html.push(c),
-        }
-    }
+    html_escape::encode_quoted_attribute_to_string(text, html);
 }
 
 #[cfg(test)]
 mod tests {
     use super::{block, inline, label};
+
+    #[test]
+    fn a_bundle_carries_each_text_rendered_by_key() {
+        let mut bundle: clarify_core::PendingBundle = serde_json::from_value(serde_json::json!({
+            "pending_id": "p", "task_id": "t", "session_id": "s", "created_at": "",
+            "age_seconds": 0, "context": "See `a<b`",
+            "questions": [{"question_id": "q1", "title": "", "prompt": "**Which** [db](https://x.example)?",
+                "status": "pending", "options": [
+                    {"option_id": "q1_opt1", "label": "*SQLite*", "description": ""},
+                    {"option_id": "q1_opt2", "label": "PG", "description": "<b>big</b>"}]}]
+        }))
+        .unwrap();
+        super::bundle(&mut bundle);
+        let keys: Vec<&str> = bundle.html.keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "context",
+                "q1.prompt",
+                "q1.prompt.line",
+                "q1_opt1",
+                "q1_opt2",
+                "q1_opt2.description"
+            ]
+        );
+        assert_eq!(bundle.html["context"], "<p>See <code>a&lt;b</code></p>");
+        assert!(bundle.html["q1.prompt"].contains("<a href=\"https://x.example\""));
+        assert_eq!(
+            bundle.html["q1.prompt.line"],
+            "<strong>Which</strong> <span>db</span>?"
+        );
+        assert_eq!(bundle.html["q1_opt1"], "<em>SQLite</em>");
+        assert_eq!(bundle.html["q1_opt2.description"], "&lt;b&gt;big&lt;/b&gt;");
+    }
+
+    #[test]
+    fn a_message_carries_its_question_rendered() {
+        let mut message: clarify_core::api::Message = serde_json::from_value(serde_json::json!({
+            "id": "m", "task_session_id": "s", "type": "clarification_request",
+            "created_at": "", "updated_at": "",
+            "metadata": {"question": {"title": "A _t_", "prompt": "<script>x</script>"}, "context": ""}
+        }))
+        .unwrap();
+        super::message(&mut message);
+        assert_eq!(
+            message.metadata["html"],
+            serde_json::json!({"title": "A <em>t</em>", "prompt": "<p>&lt;script&gt;x&lt;/script&gt;</p>"})
+        );
+        let mut plain: clarify_core::api::Message = serde_json::from_value(serde_json::json!({
+            "id": "m", "task_session_id": "s", "type": "message", "created_at": "", "updated_at": "",
+            "content": "hi"
+        }))
+        .unwrap();
+        super::message(&mut plain);
+        assert!(plain.metadata.get("html").is_none());
+    }
 
     #[test]
     fn commonmark_renders_code_emphasis_lists_and_fences() {
