@@ -6,7 +6,10 @@ run with the same Locust and users, is `GET /healthz`: what the load
 generator and HTTP alone reach on this machine, so the ratio means the same
 anywhere.
 
-    python answers.py BINARY [--answers 3000] [--users 16]
+    python answers.py BINARY [--answers 3000] [--users 16] [--synchronous full|normal]
+
+`--synchronous` is the server's `--sqlite-synchronous` (issue 31: `full`,
+the default, acknowledges an answer only once it is on disk).
 
 Fails when an answer is not claimed, or an agent is not resumed.
 """
@@ -112,6 +115,7 @@ def main():
     parser.add_argument("binary")
     parser.add_argument("--answers", type=int, default=3000)
     parser.add_argument("--users", type=int, default=16)
+    parser.add_argument("--synchronous", choices=["full", "normal"], default="full")
     args = parser.parse_args()
 
     hooks = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
@@ -121,7 +125,9 @@ def main():
     with tempfile.TemporaryDirectory() as directory, serve(
         # Every answer has a session of its own, open still: more than one
         # user's default share (--max-open-sessions 1000).
-        args.binary, directory, ["--max-open-sessions", str(args.answers + 1000)]
+        args.binary,
+        directory,
+        ["--max-open-sessions", str(args.answers + 1000), "--sqlite-synchronous", args.synchronous],
     ) as (_, base):
         pending = prepare(base, receiver, args.answers)
         pending_file = Path(directory) / "pending"
@@ -131,7 +137,10 @@ def main():
     hooks.shutdown()
 
     ratio = answered[0] / baseline[0] if baseline[0] else 0.0
-    print(f"answers through HTTP (Locust, {args.users} keep-alive users, SQLite, {args.binary}):")
+    print(
+        f"answers through HTTP (Locust, {args.users} keep-alive users, SQLite with "
+        f"synchronous = {args.synchronous.upper()}, {args.binary}):"
+    )
     print(f"  GET /healthz (baseline):                {baseline[0]:>8.0f}/s  p50 {baseline[2]} ms, p99 {baseline[3]} ms")
     print(
         f"  POST /respond, each resuming by webhook: {answered[0]:>7.0f}/s  p50 {answered[2]} ms, "

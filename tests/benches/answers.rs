@@ -212,22 +212,30 @@ async fn answers(state: &AppState, pending: Vec<String>) -> f64 {
 
 #[tokio::main]
 async fn main() {
+    use clarify_server::db::Synchronous;
+    // SQLite both ways (issue 31: FULL is the default, NORMAL the old
+    // trade), each on a database of its own; PostgreSQL has one.
+    if clarify_tests::testing_postgres() {
+        measure("PostgreSQL", Synchronous::default()).await;
+    } else {
+        measure("SQLite, synchronous = FULL", Synchronous::Full).await;
+        measure("SQLite, synchronous = NORMAL", Synchronous::Normal).await;
+    }
+}
+
+async fn measure(backend: &str, synchronous: clarify_server::db::Synchronous) {
     let count: usize = std::env::var("ANSWERS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(3000);
     let database = TestDatabase::create().await;
-    let db = clarify_server::db::Db::connect(database.url())
+    let options = clarify_server::db::Options { synchronous };
+    let db = clarify_server::db::Db::connect_with(database.url(), options)
         .await
         .unwrap();
     let state = AppState::new(db, Config::default()).await.unwrap();
     let receiver = Receiver::start().await;
     let webhook = json!({"webhook_url": receiver.url()}).to_string();
-    let backend = if clarify_tests::testing_postgres() {
-        "PostgreSQL"
-    } else {
-        "SQLite"
-    };
 
     // Rounds, each measuring all three, so that a slow spell of the
     // machine weighs on the baseline as on the rest; medians are printed.
@@ -237,11 +245,17 @@ async fn main() {
         .unwrap_or(3);
     let (mut baselines, mut resumes, mut attaches) = (Vec::new(), Vec::new(), Vec::new());
     let mut posts = Vec::new();
+    // The writer's commits during each kind of answer (the last round's):
+    // under FULL each is one flush of the log to disk.
+    let (mut resume_writes, mut attach_writes) = (Writes::default(), Writes::default());
     for _ in 0..rounds {
         posts.push(webhook_posts(&receiver.url(), count).await);
         baselines.push(raw_claims(&state, questions(&state, count, "").await).await);
         let before = receiver.count();
-        resumes.push(answers(&state, questions(&state, count, &webhook).await).await);
+        let pending = questions(&state, count, &webhook).await;
+        let counted = state.db().write_counts();
+        resumes.push(answers(&state, pending).await);
+        resume_writes = Writes::since(counted, state.db().write_counts(), count);
         assert!(
             receiver.count() - before >= count,
             "every agent was resumed"
@@ -249,7 +263,9 @@ async fn main() {
 
         // Agents blocked on their questions.
         let (pending, blocked) = blocked_agents(&state, count).await;
+        let counted = state.db().write_counts();
         attaches.push(answers(&state, pending).await);
+        attach_writes = Writes::since(counted, state.db().write_counts(), count);
         for agent in blocked {
             let outcome = agent.await.unwrap();
             assert!(matches!(
@@ -291,8 +307,47 @@ async fn main() {
     println!(
         "  answer to an agent blocked on it:     {attached:>8.0}/s ({attached_ratio:.3}x baseline, median of the rounds' ratios)"
     );
+    if state.db().write_counts().commits > 0 {
+        println!("  writes resuming by webhook: {resume_writes}");
+        println!("  writes to blocked agents:   {attach_writes}");
+    }
     println!(
         "  a statement alone, one trip to the connection: {alone:>6.1} us; \
          in a batch of ten, one trip for all: {batched:>6.1} us each"
     );
+}
+
+/// The writer's work during one kind of answer.
+#[derive(Debug, Default, Clone, Copy)]
+struct Writes {
+    units: u64,
+    commits: u64,
+    answers: usize,
+}
+
+impl Writes {
+    fn since(
+        before: clarify_server::db::WriteCounts,
+        after: clarify_server::db::WriteCounts,
+        answers: usize,
+    ) -> Self {
+        Self {
+            units: after.units - before.units,
+            commits: after.commits - before.commits,
+            answers,
+        }
+    }
+}
+
+impl std::fmt::Display for Writes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let per = |n: u64, d: f64| n as f64 / d.max(1.0);
+        write!(
+            f,
+            "{:.2} units of work and {:.3} commits (fsyncs under FULL) per answer; {:.1} units per commit",
+            per(self.units, self.answers as f64),
+            per(self.commits, self.answers as f64),
+            per(self.units, self.commits as f64),
+        )
+    }
 }

@@ -41,8 +41,9 @@ async fn seed_history(state: &AppState, session_id: &str, task_id: &str, count: 
     if state.db().backend() == clarify_server::db::Backend::Postgres {
         // As autovacuum would after a bulk load: PostgreSQL plans from
         // statistics.
-        sqlx::query("ANALYZE")
-            .execute(state.db().pool())
+        state
+            .db()
+            .write(async |c| sqlx::query("ANALYZE").execute(c).await)
             .await
             .unwrap();
     }
@@ -73,7 +74,10 @@ async fn median_times(history: usize) -> (Duration, Duration) {
             created_at: now,
             updated_at: now,
         };
-        clarify_server::db::sessions::insert(state.db().pool(), &session, &format!("hash-{i}"))
+        let hash = format!("hash-{i}");
+        state
+            .db()
+            .write(async |c| clarify_server::db::sessions::insert(c, &session, &hash).await)
             .await
             .unwrap();
         lifecycle

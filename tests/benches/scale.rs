@@ -73,7 +73,11 @@ async fn seed(dir: &std::path::Path, history: usize, pending: usize) {
                 created_at: now,
                 updated_at: now,
             };
-            tasks::insert(state.db().pool(), &task).await.unwrap();
+            state
+                .db()
+                .write(async |c| tasks::insert(c, &task).await)
+                .await
+                .unwrap();
         }
         let task = format!("task-{:06}", n / SESSIONS_PER_TASK * SESSIONS_PER_TASK);
         let session = clarify_tests::insert_session(state.db(), &task, "").await;
@@ -108,7 +112,7 @@ async fn seed(dir: &std::path::Path, history: usize, pending: usize) {
                 created_at: at,
                 updated_at: at,
             };
-            messages::insert(&mut *tx, &message).await.unwrap();
+            messages::insert(&mut tx, &message).await.unwrap();
         }
         tx.commit().await.unwrap();
         written = history.min(written + per_tx);

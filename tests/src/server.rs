@@ -256,10 +256,14 @@ impl TestServer {
         for (id, metadata) in rows {
             let mut value: Value = serde_json::from_str(&metadata).expect("JSON metadata");
             edit(value.as_object_mut().expect("an object"));
-            sqlx::query("UPDATE task_session_messages SET metadata = $1 WHERE id = $2")
-                .bind(value.to_string())
-                .bind(id)
-                .execute(self.db.pool())
+            self.db
+                .write(async |c| {
+                    sqlx::query("UPDATE task_session_messages SET metadata = $1 WHERE id = $2")
+                        .bind(value.to_string())
+                        .bind(id)
+                        .execute(c)
+                        .await
+                })
                 .await
                 .expect("write metadata");
         }
@@ -332,7 +336,7 @@ pub async fn insert_task(db: &clarify_server::db::Db, id: &str) {
         created_at: now,
         updated_at: now,
     };
-    clarify_server::db::tasks::insert(db.pool(), &task)
+    db.write(async |c| clarify_server::db::tasks::insert(c, &task).await)
         .await
         .expect("insert a task");
 }
@@ -359,7 +363,7 @@ pub async fn insert_session(
         updated_at: now,
     };
     let token_hash = clarify_server::ids::new_id();
-    clarify_server::db::sessions::insert(db.pool(), &session, &token_hash)
+    db.write(async |c| clarify_server::db::sessions::insert(c, &session, &token_hash).await)
         .await
         .expect("insert a session");
     session.id

@@ -177,9 +177,8 @@ async fn l1b_l1c_l1d_unowned_workspaces_dangling_references_and_no_workspace_are
     let bob = server.token("bob").await;
     let (mine, my_task, _, _) = owned_bundle(&server, &alice).await;
     // A workspace with no owner (created before auth was turned on).
-    sqlx::query("INSERT INTO workspaces (id, name, owner_id, created_at) VALUES ('shared', 'shared', '', 0)")
-        .execute(server.db().pool())
-        .await
+    server.db().write(async |c| sqlx::query("INSERT INTO workspaces (id, name, owner_id, created_at) VALUES ('shared', 'shared', '', 0)")
+        .execute(c).await).await
         .unwrap();
     let (shared_task, shared_session, shared_agent) =
         server.as_token(&alice).session_in("shared", None).await;
@@ -187,9 +186,14 @@ async fn l1b_l1c_l1d_unowned_workspaces_dangling_references_and_no_workspace_are
     // A task whose workspace row is gone.
     let (dangling_task, dangling_session, dangling_agent) =
         server.as_token(&alice).session(None).await;
-    sqlx::query("UPDATE tasks SET workspace_id = 'deleted-workspace' WHERE id = $1")
-        .bind(&dangling_task)
-        .execute(server.db().pool())
+    server
+        .db()
+        .write(async |c| {
+            sqlx::query("UPDATE tasks SET workspace_id = 'deleted-workspace' WHERE id = $1")
+                .bind(&dangling_task)
+                .execute(c)
+                .await
+        })
         .await
         .unwrap();
     let mut shared_questions = Vec::new();
@@ -462,21 +466,25 @@ async fn revoked_and_expired_tokens_are_refused_and_none_is_stored_in_clear() {
         .fetch_one(server.db().pool())
         .await
         .unwrap();
-    clarify_server::db::users::revoke_token(
-        server.db().pool(),
-        &id,
-        clarify_server::clock::now_micros(),
-    )
-    .await
-    .unwrap();
+    let now = clarify_server::clock::now_micros();
+    server
+        .db()
+        .write(async |c| clarify_server::db::users::revoke_token(c, &id, now).await)
+        .await
+        .unwrap();
     assert_eq!(server.as_token(&token).get("/workspaces").await.0, 401);
 
     let (expiring, _) = clarify_server::auth::tokens::create(server.db(), "bob", Some(1))
         .await
         .unwrap();
     assert_eq!(server.as_token(&expiring).get("/workspaces").await.0, 200);
-    sqlx::query("UPDATE access_tokens SET expires_at = 1 WHERE revoked_at IS NULL")
-        .execute(server.db().pool())
+    server
+        .db()
+        .write(async |c| {
+            sqlx::query("UPDATE access_tokens SET expires_at = 1 WHERE revoked_at IS NULL")
+                .execute(c)
+                .await
+        })
         .await
         .unwrap();
     assert_eq!(server.as_token(&expiring).get("/workspaces").await.0, 401);

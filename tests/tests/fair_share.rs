@@ -351,17 +351,17 @@ async fn an_unowned_workspaces_webhook_is_the_operators() {
     })
     .await;
     let workspace = clarify_server::ids::new_id();
-    clarify_server::db::workspaces::insert(
-        server.db().pool(),
-        &clarify_server::db::workspaces::Workspace {
-            id: workspace.clone(),
-            name: "shared".into(),
-            owner_id: String::new(),
-            created_at: 1,
-        },
-    )
-    .await
-    .unwrap();
+    let shared = clarify_server::db::workspaces::Workspace {
+        id: workspace.clone(),
+        name: "shared".into(),
+        owner_id: String::new(),
+        created_at: 1,
+    };
+    server
+        .db()
+        .write(async |c| clarify_server::db::workspaces::insert(c, &shared).await)
+        .await
+        .unwrap();
     let secret = "https://hooks.example.com/services/T000/B000/XXXXSECRET";
     let set = tokio::process::Command::new(env!("CARGO_BIN_EXE_clarify-under-test"))
         .args(["workspace", "notify", &workspace, secret, "--database-url"])

@@ -130,8 +130,9 @@ async fn inject(server: &TestServer, fault: &Fault) {
              FOR EACH ROW WHEN ({postgres}) EXECUTE FUNCTION injected_fault()"
         ),
     };
-    sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
-        .execute(server.db().pool())
+    server
+        .db()
+        .write(async |c| sqlx::raw_sql(sqlx::AssertSqlSafe(sql)).execute(c).await)
         .await
         .unwrap();
 }
@@ -141,8 +142,9 @@ async fn mend(server: &TestServer, fault: &Fault) {
         Backend::Sqlite => "DROP TRIGGER injected_fault".to_owned(),
         Backend::Postgres => format!("DROP TRIGGER injected_fault ON {}", fault.table),
     };
-    sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
-        .execute(server.db().pool())
+    server
+        .db()
+        .write(async |c| sqlx::raw_sql(sqlx::AssertSqlSafe(sql)).execute(c).await)
         .await
         .unwrap();
 }

@@ -151,16 +151,21 @@ async fn the_expiry_sweep_reads_only_the_open_expiring_questions() {
 async fn notification_delivery_reads_only_the_queued_rows() {
     let server = TestServer::start().await;
     // A day of delivered notices, as a busy deployment keeps.
-    sqlx::query(
-        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) \
+    server
+        .db()
+        .write(async |c| {
+            sqlx::query(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) \
          INSERT INTO notification_outbox (id, target, event_key, pending_id, event, body, \
              state, attempts, next_at, deadline, created_at, updated_at) \
          SELECT 'sent' || i, 'http://hook', 'p' || i || ':waiting', 'p' || i, 'waiting', '{}', \
              'delivered', 1, i, i, i, i FROM n",
-    )
-    .execute(server.db().pool())
-    .await
-    .unwrap();
+            )
+            .execute(c)
+            .await
+        })
+        .await
+        .unwrap();
     analyze(&server).await;
     // Migration 0010's and 0012's indexes hold queued rows only:
     // delivered and given up notices (a day of them is kept) are never
@@ -257,16 +262,21 @@ async fn counting_a_user_s_open_sessions_reads_an_index() {
     let server = TestServer::start().await;
     // Many users' sessions, most of them ended, as a long-lived server has.
     clarify_tests::insert_task(server.db(), "t").await;
-    sqlx::query(
-        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) \
+    server
+        .db()
+        .write(async |c| {
+            sqlx::query(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) \
          INSERT INTO task_sessions (id, task_id, state, agent_token_hash, created_by, \
              created_at, updated_at) \
          SELECT 's' || i, 't', CASE WHEN i % 10 = 0 THEN 'RUNNING' ELSE 'COMPLETED' END, \
              'h' || i, 'u' || (i % 400), i, i FROM n",
-    )
-    .execute(server.db().pool())
-    .await
-    .unwrap();
+            )
+            .execute(c)
+            .await
+        })
+        .await
+        .unwrap();
     analyze(&server).await;
     let sql = clarify_server::db::sessions::open_count_sql();
     let steps = plan(&server, &sql, &[Param::Text]).await;
@@ -279,8 +289,9 @@ async fn counting_a_user_s_open_sessions_reads_an_index() {
 
 /// Statistics for the planners, as a long-lived database has them.
 async fn analyze(server: &TestServer) {
-    sqlx::query("ANALYZE")
-        .execute(server.db().pool())
+    server
+        .db()
+        .write(async |c| sqlx::query("ANALYZE").execute(c).await)
         .await
         .unwrap();
 }

@@ -363,8 +363,9 @@ async fn r4a_a_failing_claim_is_a_generic_500_and_changes_nothing() {
              FOR EACH ROW EXECUTE FUNCTION fail_claim()"
         }
     };
-    sqlx::raw_sql(fault)
-        .execute(server.db().pool())
+    server
+        .db()
+        .write(async |c| sqlx::raw_sql(fault).execute(c).await)
         .await
         .unwrap();
     let (status, body) = server
@@ -379,7 +380,11 @@ async fn r4a_a_failing_claim_is_a_generic_500_and_changes_nothing() {
         Backend::Sqlite => "DROP TRIGGER fail_claims",
         Backend::Postgres => "DROP TRIGGER fail_claims ON task_session_messages",
     };
-    sqlx::query(mend).execute(server.db().pool()).await.unwrap();
+    server
+        .db()
+        .write(async |c| sqlx::query(mend).execute(c).await)
+        .await
+        .unwrap();
     let (_, view) = server.get(&format!("/clarification/{pending}")).await;
     assert_eq!(
         (&view["status"], &view["active"]),
@@ -442,9 +447,14 @@ async fn m5_a_bundle_without_task_id_resolves_it_from_its_session() {
     let receiver = Receiver::start().await;
     let (task, session, token) = server.session_resumed_by(&receiver).await;
     let pending = server.ask(&session, &token, two_questions()).await;
-    sqlx::query("UPDATE task_session_messages SET task_id = '' WHERE pending_id = $1")
-        .bind(&pending)
-        .execute(server.db().pool())
+    server
+        .db()
+        .write(async |c| {
+            sqlx::query("UPDATE task_session_messages SET task_id = '' WHERE pending_id = $1")
+                .bind(&pending)
+                .execute(c)
+                .await
+        })
         .await
         .unwrap();
     let (_, view) = server.get(&format!("/clarification/{pending}")).await;

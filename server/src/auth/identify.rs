@@ -76,13 +76,15 @@ pub async fn identify(db: &Db, headers: &HeaderMap, auth: bool) -> sqlx::Result<
     let now = now_micros();
     if let Some(token) = bearer(headers) {
         if token.starts_with(PAT_PREFIX) {
-            let Some((user, token_id)) =
-                users::by_token_hash(db.pool(), &hash_secret(token), now).await?
+            let Some(valid) = users::by_token_hash(db.pool(), &hash_secret(token), now).await?
             else {
                 return Ok(None);
             };
-            users::touch_token(db.pool(), &token_id, now).await?;
-            return Ok(Some(Caller::User(user.id.into())));
+            if valid.stale {
+                db.write(async |c| users::touch_token(c, &valid.token_id, now).await)
+                    .await?;
+            }
+            return Ok(Some(Caller::User(valid.user.id.into())));
         }
         return Ok(None);
     }

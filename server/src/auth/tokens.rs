@@ -29,7 +29,7 @@ pub async fn create(
                 name: name.to_owned(),
                 created_at: now,
             };
-            users::insert(&mut *tx, &user).await?;
+            users::insert(&mut tx, &user).await?;
             user
         }
     };
@@ -43,7 +43,7 @@ pub async fn create(
         revoked_at: None,
         last_used_at: None,
     };
-    users::insert_token(&mut *tx, &record, &hash_secret(&secret)).await?;
+    users::insert_token(&mut tx, &record, &hash_secret(&secret)).await?;
     tx.commit().await?;
     Ok((secret, record))
 }

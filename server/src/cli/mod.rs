@@ -70,6 +70,22 @@ pub struct DatabaseArgs {
     /// directory when omitted.
     #[arg(long, env = "CLARIFY_DATABASE_URL")]
     pub database_url: Option<String>,
+
+    /// SQLite only: `full` (the default) flushes every commit to disk, so
+    /// an answer acknowledged survives a power loss; `normal` is faster
+    /// but a crash of the machine (not of the process) can lose the last
+    /// commits, answers already acknowledged among them.
+    #[arg(long, env = "CLARIFY_SQLITE_SYNCHRONOUS", value_enum, default_value_t = SqliteSynchronous::Full)]
+    pub sqlite_synchronous: SqliteSynchronous,
+}
+
+/// `--sqlite-synchronous`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SqliteSynchronous {
+    /// Every commit on disk before it is acknowledged.
+    Full,
+    /// Commits on disk at checkpoints only.
+    Normal,
 }
 
 impl DatabaseArgs {
@@ -78,7 +94,11 @@ impl DatabaseArgs {
             .database_url
             .as_deref()
             .unwrap_or(crate::db::DEFAULT_DATABASE_URL);
-        crate::db::Db::connect(url)
+        let synchronous = match self.sqlite_synchronous {
+            SqliteSynchronous::Full => crate::db::Synchronous::Full,
+            SqliteSynchronous::Normal => crate::db::Synchronous::Normal,
+        };
+        crate::db::Db::connect_with(url, crate::db::Options { synchronous })
             .await
             .map_err(|e| format!("cannot open the database: {e}"))
     }

@@ -71,10 +71,12 @@ pub async fn run(command: TokenCommand) -> Result<(), String> {
         }
         TokenCommand::Revoke { id, database } => {
             let db = database.open().await?;
-            let revoked =
-                crate::db::users::revoke_token(db.pool(), &id, crate::clock::now_micros())
-                    .await
-                    .map_err(|e| format!("cannot revoke: {e}"))?;
+            let revoked = db
+                .write(async |c| {
+                    crate::db::users::revoke_token(c, &id, crate::clock::now_micros()).await
+                })
+                .await
+                .map_err(|e| format!("cannot revoke: {e}"))?;
             if revoked {
                 say(format!("revoked {id}"))
             } else {

@@ -48,9 +48,11 @@ pub async fn run(command: WorkspaceCommand) -> Result<(), String> {
         .await
         .map_err(|e| format!("cannot read workspaces: {e}"))?
         .ok_or_else(|| format!("no workspace with id {workspace_id}"))?;
-    notifications::set_workspace_webhook(db.pool(), &workspace_id, url, now_micros())
-        .await
-        .map_err(|e| format!("cannot set the webhook: {e}"))?;
+    db.write(async |c| {
+        notifications::set_workspace_webhook(c, &workspace_id, url, now_micros()).await
+    })
+    .await
+    .map_err(|e| format!("cannot set the webhook: {e}"))?;
     let said = match url {
         // Not echoed: a Slack webhook's URL is its secret.
         Some(_) => format!("workspace {workspace_id}: notices go to the webhook given"),

@@ -1,7 +1,7 @@
 //! Answer links (migration `0015_answer_links`, issue 28): one option of
 //! one bundle, carried by one notice target, found by its token's hash.
 
-use sqlx::AnyExecutor;
+use sqlx::{AnyConnection, AnyExecutor};
 
 /// What an answer link answers, and who carried it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,7 +26,7 @@ super::row::from_row!(AnswerLink {
 /// # Errors
 /// Database errors.
 pub async fn insert(
-    db: impl AnyExecutor<'_>,
+    db: &mut AnyConnection,
     token_hash: &str,
     link: &AnswerLink,
     now: i64,

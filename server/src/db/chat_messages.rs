@@ -2,7 +2,7 @@
 //! Telegram message stands for a bundle in each chat, and the signed
 //! requests already taken.
 
-use sqlx::AnyExecutor;
+use sqlx::{AnyConnection, AnyExecutor};
 
 /// Keeps `message_ref` as `pending_id`'s message in `target` (the first
 /// kept stays: a retried post must not orphan the message it updates).
@@ -10,7 +10,7 @@ use sqlx::AnyExecutor;
 /// # Errors
 /// Database errors.
 pub async fn keep(
-    db: impl AnyExecutor<'_>,
+    db: &mut AnyConnection,
     pending_id: &str,
     target: &str,
     message_ref: &str,

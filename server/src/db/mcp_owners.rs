@@ -2,7 +2,7 @@
 //! and whose quota it counts against (migrations `0005_mcp_session_owners`,
 //! `0006_mcp_session_use`, `0014_quota_holders`).
 
-use sqlx::AnyExecutor;
+use sqlx::{AnyConnection, AnyExecutor};
 
 /// The owner recorded for the session hashed to `session_hash`, and when
 /// the session was last used, if it is known.
@@ -25,7 +25,7 @@ pub async fn owner(
 /// # Errors
 /// Database errors.
 pub async fn record(
-    db: impl AnyExecutor<'_>,
+    db: &mut AnyConnection,
     session_hash: &str,
     owner: &str,
     holder: &str,
@@ -48,7 +48,7 @@ pub async fn record(
 ///
 /// # Errors
 /// Database errors.
-pub async fn touch(db: impl AnyExecutor<'_>, session_hash: &str, now: i64) -> sqlx::Result<()> {
+pub async fn touch(db: &mut AnyConnection, session_hash: &str, now: i64) -> sqlx::Result<()> {
     sqlx::query("UPDATE mcp_session_owners SET last_seen = $1 WHERE session_hash = $2")
         .bind(now)
         .bind(session_hash)
@@ -91,7 +91,7 @@ pub async fn oldest(db: impl AnyExecutor<'_>, holder: &str) -> sqlx::Result<Opti
 ///
 /// # Errors
 /// Database errors.
-pub async fn forget(db: impl AnyExecutor<'_>, session_hash: &str) -> sqlx::Result<()> {
+pub async fn forget(db: &mut AnyConnection, session_hash: &str) -> sqlx::Result<()> {
     sqlx::query("DELETE FROM mcp_session_owners WHERE session_hash = $1")
         .bind(session_hash)
         .execute(db)
@@ -103,7 +103,7 @@ pub async fn forget(db: impl AnyExecutor<'_>, session_hash: &str) -> sqlx::Resul
 ///
 /// # Errors
 /// Database errors.
-pub async fn forget_before(db: impl AnyExecutor<'_>, cutoff: i64) -> sqlx::Result<u64> {
+pub async fn forget_before(db: &mut AnyConnection, cutoff: i64) -> sqlx::Result<u64> {
     let done = sqlx::query("DELETE FROM mcp_session_owners WHERE last_seen < $1")
         .bind(cutoff)
         .execute(db)

@@ -2,7 +2,7 @@
 //! `clarification_request` whose metadata carries the bundle (see
 //! [`super::clarification`]).
 
-use sqlx::AnyExecutor;
+use sqlx::{AnyConnection, AnyExecutor};
 
 use super::page;
 
@@ -60,7 +60,7 @@ const COLUMNS: &str =
 ///
 /// # Errors
 /// Database errors.
-pub async fn insert(db: impl AnyExecutor<'_>, message: &Message) -> sqlx::Result<()> {
+pub async fn insert(db: &mut AnyConnection, message: &Message) -> sqlx::Result<()> {
     sqlx::query(super::sql(format!(
         "INSERT INTO task_session_messages ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
     )))

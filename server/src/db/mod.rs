@@ -26,60 +26,95 @@ pub mod turns;
 pub mod users;
 pub mod visibility;
 pub mod workspaces;
+mod writer;
 
 use std::time::Duration;
 
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
-use sqlx::{AnyPool, Executor as _};
+use sqlx::{AnyConnection, AnyPool, Connection as _, Executor as _};
 
 pub use dialect::Backend;
+pub use writer::{Tx, WriteCounts};
 
 /// Where `clarify` keeps its data when no URL is given.
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://clarify.db?mode=rwc";
 
-/// The shared connection pool and which database it talks to.
+/// The database: a pool that reads and one way to write, kept apart by
+/// type (issue 31). [`Db::pool`] is for reads; on SQLite its connections
+/// are `query_only`, so a write through it fails instead of bypassing the
+/// writer. Every write is a [`Tx`] from [`Db::begin_write`].
 #[derive(Debug, Clone)]
 pub struct Db {
     pool: AnyPool,
-    /// SQLite: the one connection that writes (see [`Db::begin_write`]);
-    /// PostgreSQL: the pool.
-    writer: AnyPool,
+    /// SQLite: the one connection that writes, lent unit by unit with
+    /// group commit ([`writer`]); PostgreSQL: none, the pool writes.
+    writer: Option<writer::Writer>,
     backend: Backend,
     url: std::sync::Arc<str>,
 }
 
-/// A transaction on the shared pool.
-pub type Tx = sqlx::Transaction<'static, sqlx::Any>;
+/// How SQLite waits for the disk when a transaction commits (`PRAGMA
+/// synchronous`, in WAL mode). PostgreSQL keeps its own setting.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Synchronous {
+    /// The log is flushed to disk at every commit: an answer acknowledged
+    /// survives a crash of the machine, a power loss included (issue 31).
+    #[default]
+    Full,
+    /// Flushed only at checkpoints: survives a crash of the process, but a
+    /// power loss can take the last commits, answers already acknowledged
+    /// among them.
+    Normal,
+}
+
+impl Synchronous {
+    /// The writer's pragmas, set on every open: SQLite forgets them.
+    fn pragmas(self) -> &'static str {
+        match self {
+            Self::Full => {
+                "PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000; PRAGMA synchronous = FULL;"
+            }
+            Self::Normal => {
+                "PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000; PRAGMA synchronous = NORMAL;"
+            }
+        }
+    }
+}
+
+/// A reading connection's pragmas: `query_only`, so that no write can
+/// bypass the writer, not even by mistake.
+const READER_PRAGMAS: &str =
+    "PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000; PRAGMA query_only = ON;";
+
+/// How to open the database.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// SQLite's durability at commit.
+    pub synchronous: Synchronous,
+}
 
 impl Db {
-    /// Connects to `url` (`sqlite://…` or `postgres://…`) and brings the
-    /// schema up to date.
+    /// Connects to `url` (`sqlite://…` or `postgres://…`) with the default
+    /// [`Options`] and brings the schema up to date.
     ///
     /// # Errors
     /// When the URL names no supported database, or connecting or migrating fails.
     pub async fn connect(url: &str) -> Result<Self, sqlx::Error> {
+        Self::connect_with(url, Options::default()).await
+    }
+
+    /// [`Db::connect`] with `options`.
+    ///
+    /// # Errors
+    /// When the URL names no supported database, or connecting or migrating fails.
+    pub async fn connect_with(url: &str, options: Options) -> Result<Self, sqlx::Error> {
+        let pragmas = options.synchronous.pragmas();
         install_default_drivers();
         let backend = Backend::from_url(url).ok_or_else(|| {
             sqlx::Error::Configuration(
                 "database URL must start with sqlite:// or postgres://".into(),
             )
         })?;
-        let options = AnyPoolOptions::new()
-            .max_connections(backend.max_connections())
-            .acquire_timeout(Duration::from_secs(10));
-        let options = match backend {
-            Backend::Sqlite => options.after_connect(|conn, _meta| {
-                Box::pin(async move {
-                    // Per connection: SQLite forgets these on every open.
-                    conn.execute(
-                        "PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000; PRAGMA synchronous = NORMAL;",
-                    )
-                    .await?;
-                    Ok(())
-                })
-            }),
-            Backend::Postgres => options,
-        };
         // A user naming a new SQLite file expects it to be created.
         let url = match backend {
             Backend::Sqlite if !url.contains("mode=") => {
@@ -87,38 +122,61 @@ impl Db {
             }
             _ => url.to_owned(),
         };
-        let pool = options.clone().connect(&url).await?;
-        let writer = if backend == Backend::Sqlite {
-            // Persistent in the file: readers never block the writer.
-            pool.execute("PRAGMA journal_mode = WAL").await?;
-            options.max_connections(1).connect(&url).await?
-        } else {
-            pool.clone()
+        let options = AnyPoolOptions::new()
+            .max_connections(backend.max_connections())
+            .acquire_timeout(Duration::from_secs(10));
+        let (pool, writer) = match backend {
+            Backend::Sqlite => {
+                // The writer first: it creates the file, makes it WAL
+                // (persistent in the file: readers never block the writer)
+                // and migrates it before any reader opens.
+                let mut conn = AnyConnection::connect(&url).await?;
+                conn.execute(pragmas).await?;
+                conn.execute("PRAGMA journal_mode = WAL").await?;
+                Self::migrator(backend)
+                    .run(&mut conn)
+                    .await
+                    .map_err(|e| sqlx::Error::Migrate(Box::new(e)))?;
+                let pool = options
+                    // A file cannot go stale: no ping on every acquire.
+                    .test_before_acquire(false)
+                    .after_connect(|conn, _meta| {
+                        Box::pin(async move {
+                            conn.execute(READER_PRAGMAS).await?;
+                            Ok(())
+                        })
+                    })
+                    .connect(&url)
+                    .await?;
+                (pool, Some(writer::Writer::start(conn)))
+            }
+            Backend::Postgres => {
+                let pool = options.connect(&url).await?;
+                // sqlx takes an advisory lock on PostgreSQL, so replicas
+                // starting at once apply each migration exactly once.
+                Self::migrator(backend)
+                    .run(&pool)
+                    .await
+                    .map_err(|e| sqlx::Error::Migrate(Box::new(e)))?;
+                (pool, None)
+            }
         };
-        let db = Self {
+        Ok(Self {
             pool,
             writer,
             backend,
             url: url.into(),
-        };
-        db.migrate().await?;
-        Ok(db)
+        })
     }
 
-    async fn migrate(&self) -> Result<(), sqlx::Error> {
-        let migrator = match self.backend {
+    fn migrator(backend: Backend) -> sqlx::migrate::Migrator {
+        match backend {
             Backend::Sqlite => migrations::sqlite(),
             Backend::Postgres => migrations::postgres(),
-        };
-        // sqlx takes an advisory lock on PostgreSQL, so replicas starting at
-        // once apply each migration exactly once.
-        migrator
-            .run(&self.pool)
-            .await
-            .map_err(|e| sqlx::Error::Migrate(Box::new(e)))
+        }
     }
 
-    /// The pool, for single statements.
+    /// The pool, for reads (on SQLite it cannot write: see [`Db`]).
     #[must_use]
     pub fn pool(&self) -> &AnyPool {
         &self.pool
@@ -137,26 +195,49 @@ impl Db {
         self.backend
     }
 
-    /// The pool for a statement that writes on its own (no transaction).
-    #[must_use]
-    pub fn writer(&self) -> &AnyPool {
-        &self.writer
-    }
-
-    /// Begins a transaction that will write. On SQLite it takes the write lock
-    /// up front, so a read-then-write transaction cannot fail to upgrade, and
-    /// on the one writing connection: SQLite lets one connection write at a
-    /// time, and writers queued for that connection are served in turn,
-    /// where writers on several connections would poll the lock with
-    /// sleeps (its busy handler) and leave it idle between them (issue 17).
+    /// Begins a unit of work that writes; every write is one, a lone
+    /// statement included. On SQLite it runs on the one writing connection
+    /// inside a `BEGIN IMMEDIATE` transaction (the write lock taken up
+    /// front, so a read-then-write unit cannot fail to upgrade), under a
+    /// savepoint of its own, and commits with the units that queued
+    /// meanwhile ([`writer`]): SQLite lets one connection write at a time,
+    /// and writers on several would poll its lock with sleeps (issue 17).
     ///
     /// # Errors
     /// When no connection can be had or the transaction cannot start.
     pub async fn begin_write(&self) -> Result<Tx, sqlx::Error> {
-        match self.backend {
-            Backend::Sqlite => self.writer.begin_with("BEGIN IMMEDIATE").await,
-            Backend::Postgres => self.pool.begin().await,
+        match &self.writer {
+            Some(writer) => writer.begin().await,
+            None => self.pool.begin().await.map(Tx::pooled),
         }
+    }
+
+    /// What the writer has committed so far (SQLite; PostgreSQL commits
+    /// on its own and reports zeros).
+    #[must_use]
+    pub fn write_counts(&self) -> WriteCounts {
+        self.writer
+            .as_ref()
+            .map(writer::Writer::counts)
+            .unwrap_or_default()
+    }
+
+    /// Runs `unit` as a unit of work ([`Db::begin_write`]) and commits it
+    /// if it succeeds: `db.write(async |c| users::touch_token(c, id, now).await)`.
+    ///
+    /// # Errors
+    /// `unit`'s error (its writes undone), or the commit's.
+    pub async fn write<T, E>(
+        &self,
+        unit: impl AsyncFnOnce(&mut AnyConnection) -> Result<T, E>,
+    ) -> Result<T, E>
+    where
+        E: From<sqlx::Error>,
+    {
+        let mut tx = self.begin_write().await?;
+        let done = unit(&mut tx).await?;
+        tx.commit().await?;
+        Ok(done)
     }
 }
 

@@ -1,7 +1,7 @@
 //! Notifications (migration `0010_notifications`): each workspace's own
 //! webhook, and the outbox of notices every replica delivers from.
 
-use sqlx::AnyExecutor;
+use sqlx::{AnyConnection, AnyExecutor};
 
 /// The webhook `workspace_id`'s owner set, if any.
 ///
@@ -22,7 +22,7 @@ pub async fn workspace_webhook(
 /// # Errors
 /// Database errors.
 pub async fn set_workspace_webhook(
-    db: impl AnyExecutor<'_>,
+    db: &mut AnyConnection,
     workspace_id: &str,
     webhook_url: Option<&str>,
     now: i64,
@@ -63,7 +63,7 @@ pub async fn workspace_slack_channel(
 /// # Errors
 /// Database errors.
 pub async fn set_workspace_slack_channel(
-    db: impl AnyExecutor<'_>,
+    db: &mut AnyConnection,
     workspace_id: &str,
     channel: Option<&str>,
     now: i64,
@@ -126,7 +126,7 @@ super::row::from_row!(Outgoing {
 ///
 /// # Errors
 /// Database errors.
-pub async fn enqueue(db: impl AnyExecutor<'_>, row: &Outgoing, now: i64) -> sqlx::Result<bool> {
+pub async fn enqueue(db: &mut AnyConnection, row: &Outgoing, now: i64) -> sqlx::Result<bool> {
     let done = sqlx::query(
         "INSERT INTO notification_outbox \
          (id, target, event_key, pending_id, event, body, state, attempts, next_at, deadline, \
@@ -209,7 +209,7 @@ pub fn due_for_sql() -> String {
 /// # Errors
 /// Database errors.
 pub async fn claim(
-    db: impl AnyExecutor<'_>,
+    db: &mut AnyConnection,
     row: &Outgoing,
     lease_until: i64,
     now: i64,
@@ -231,7 +231,7 @@ pub async fn claim(
 ///
 /// # Errors
 /// Database errors.
-pub async fn finish(db: impl AnyExecutor<'_>, id: &str, state: &str, now: i64) -> sqlx::Result<()> {
+pub async fn finish(db: &mut AnyConnection, id: &str, state: &str, now: i64) -> sqlx::Result<()> {
     sqlx::query("UPDATE notification_outbox SET state = $1, updated_at = $2 WHERE id = $3")
         .bind(state)
         .bind(now)
@@ -246,7 +246,7 @@ pub async fn finish(db: impl AnyExecutor<'_>, id: &str, state: &str, now: i64) -
 /// # Errors
 /// Database errors.
 pub async fn retry_at(
-    db: impl AnyExecutor<'_>,
+    db: &mut AnyConnection,
     id: &str,
     next_at: i64,
     now: i64,
@@ -267,7 +267,7 @@ pub async fn retry_at(
 ///
 /// # Errors
 /// Database errors.
-pub async fn prune(db: impl AnyExecutor<'_>, before: i64) -> sqlx::Result<u64> {
+pub async fn prune(db: &mut AnyConnection, before: i64) -> sqlx::Result<u64> {
     let done =
         sqlx::query("DELETE FROM notification_outbox WHERE state <> 'queued' AND updated_at < $1")
             .bind(before)

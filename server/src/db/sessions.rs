@@ -1,6 +1,6 @@
 //! Agent sessions: one agent working on a task, its state and how to resume it.
 
-use sqlx::AnyExecutor;
+use sqlx::{AnyConnection, AnyExecutor};
 
 use clarify_core::SessionState;
 
@@ -79,7 +79,7 @@ const COLUMNS: &str =
 /// # Errors
 /// Database errors.
 pub async fn insert(
-    db: impl AnyExecutor<'_>,
+    db: &mut AnyConnection,
     session: &Session,
     agent_token_hash: &str,
 ) -> sqlx::Result<()> {
@@ -126,7 +126,7 @@ pub async fn insert_within(
         tx.rollback().await?;
         return Ok(false);
     }
-    insert(&mut *tx, session, agent_token_hash).await?;
+    insert(&mut tx, session, agent_token_hash).await?;
     tx.commit().await?;
     Ok(true)
 }
@@ -236,7 +236,7 @@ pub async fn for_tasks(
 /// # Errors
 /// Database errors.
 pub async fn set_state(
-    db: impl AnyExecutor<'_>,
+    db: &mut AnyConnection,
     id: &str,
     state: SessionState,
     now: i64,
@@ -256,7 +256,7 @@ pub async fn set_state(
 /// # Errors
 /// Database errors.
 pub async fn transition(
-    db: impl AnyExecutor<'_>,
+    db: &mut AnyConnection,
     id: &str,
     from: &[SessionState],
     to: SessionState,

@@ -1,6 +1,6 @@
 //! Tasks: the unit of work a human looks at; each has agent sessions.
 
-use sqlx::AnyExecutor;
+use sqlx::{AnyConnection, AnyExecutor};
 
 use clarify_core::Cursor;
 
@@ -51,7 +51,7 @@ const COLUMNS: &str = "id, workspace_id, title, description, created_at, updated
 ///
 /// # Errors
 /// Database errors.
-pub async fn insert(db: impl AnyExecutor<'_>, task: &Task) -> sqlx::Result<()> {
+pub async fn insert(db: &mut AnyConnection, task: &Task) -> sqlx::Result<()> {
     sqlx::query(
         "INSERT INTO tasks (id, workspace_id, title, description, created_at, updated_at) \
          VALUES ($1, $2, $3, $4, $5, $6)",
@@ -178,7 +178,7 @@ pub async fn of_project(
 /// # Errors
 /// Database errors.
 pub async fn claim_project(
-    db: impl AnyExecutor<'_>,
+    db: &mut AnyConnection,
     key: ProjectKey<'_>,
     task_id: &str,
 ) -> sqlx::Result<bool> {

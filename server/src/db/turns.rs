@@ -1,7 +1,7 @@
 //! Turns: one stretch of agent work in a session. The newest turn is the
 //! current one; a bundle on any older turn is superseded (D4).
 
-use sqlx::AnyExecutor;
+use sqlx::{AnyConnection, AnyExecutor};
 
 use super::batch::Batch;
 use crate::clock;
@@ -68,7 +68,7 @@ const INSERT: &str = "INSERT INTO task_session_turns \
 ///
 /// # Errors
 /// Database errors.
-pub async fn insert(db: impl AnyExecutor<'_>, turn: &Turn) -> sqlx::Result<()> {
+pub async fn insert(db: &mut AnyConnection, turn: &Turn) -> sqlx::Result<()> {
     sqlx::query(INSERT)
         .bind(&turn.id)
         .bind(&turn.task_session_id)
@@ -116,7 +116,7 @@ pub async fn get(
 ///
 /// # Errors
 /// Database errors.
-pub async fn complete(db: impl AnyExecutor<'_>, id: &str, now: i64) -> sqlx::Result<bool> {
+pub async fn complete(db: &mut AnyConnection, id: &str, now: i64) -> sqlx::Result<bool> {
     let result = sqlx::query(
         "UPDATE task_session_turns SET completed_at = $1 WHERE id = $2 AND completed_at IS NULL",
     )

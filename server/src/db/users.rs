@@ -2,7 +2,7 @@
 //! Every secret is looked up by its hash; none is stored in clear.
 
 use serde::Serialize;
-use sqlx::AnyExecutor;
+use sqlx::{AnyConnection, AnyExecutor};
 
 use crate::clock;
 
@@ -74,7 +74,7 @@ pub async fn by_name(db: impl AnyExecutor<'_>, name: &str) -> sqlx::Result<Optio
 ///
 /// # Errors
 /// Database errors (a taken name among them).
-pub async fn insert(db: impl AnyExecutor<'_>, user: &User) -> sqlx::Result<()> {
+pub async fn insert(db: &mut AnyConnection, user: &User) -> sqlx::Result<()> {
     sqlx::query("INSERT INTO users (id, name, created_at) VALUES ($1, $2, $3)")
         .bind(&user.id)
         .bind(&user.name)
@@ -89,7 +89,7 @@ pub async fn insert(db: impl AnyExecutor<'_>, user: &User) -> sqlx::Result<()> {
 /// # Errors
 /// Database errors.
 pub async fn insert_token(
-    db: impl AnyExecutor<'_>,
+    db: &mut AnyConnection,
     token: &AccessToken,
     hash: &str,
 ) -> sqlx::Result<()> {
@@ -107,6 +107,22 @@ pub async fn insert_token(
     Ok(())
 }
 
+/// A valid token, as [`by_token_hash`] finds it.
+#[derive(Debug, Clone)]
+pub struct ValidToken {
+    /// Whose it is.
+    pub user: User,
+    /// Its id.
+    pub token_id: String,
+    /// Whether its last use is recorded as over a minute ago (or never):
+    /// only then does a use write ([`touch_token`]), so that requests do
+    /// not each take the writer.
+    pub stale: bool,
+}
+
+/// How often a token's use is recorded at most.
+const TOUCH_EVERY: i64 = 60_000_000;
+
 /// The user and token id a valid (unrevoked, unexpired) token hash names.
 ///
 /// # Errors
@@ -115,40 +131,41 @@ pub async fn by_token_hash(
     db: impl AnyExecutor<'_>,
     hash: &str,
     now: i64,
-) -> sqlx::Result<Option<(User, String)>> {
-    let row: Option<(String, String, i64, String)> = sqlx::query_as(
-        "SELECT u.id, u.name, u.created_at, t.id FROM access_tokens t JOIN users u ON u.id = t.user_id \
+) -> sqlx::Result<Option<ValidToken>> {
+    let row: Option<(String, String, i64, String, Option<i64>)> = sqlx::query_as(
+        "SELECT u.id, u.name, u.created_at, t.id, t.last_used_at FROM access_tokens t JOIN users u ON u.id = t.user_id \
          WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)",
     )
     .bind(hash)
     .bind(now)
     .fetch_optional(db)
     .await?;
-    Ok(row.map(|(id, name, created_at, token_id)| {
-        (
-            User {
+    Ok(row.map(
+        |(id, name, created_at, token_id, last_used_at)| ValidToken {
+            user: User {
                 id,
                 name,
                 created_at,
             },
             token_id,
-        )
-    }))
+            stale: last_used_at.is_none_or(|at| at < now - TOUCH_EVERY),
+        },
+    ))
 }
 
 /// Records a use of a token, at most once a minute (a write per request
-/// would serialize every reader behind SQLite's single writer).
+/// would serialize every request behind SQLite's single writer).
 ///
 /// # Errors
 /// Database errors.
-pub async fn touch_token(db: impl AnyExecutor<'_>, token_id: &str, now: i64) -> sqlx::Result<()> {
+pub async fn touch_token(db: &mut AnyConnection, token_id: &str, now: i64) -> sqlx::Result<()> {
     sqlx::query(
         "UPDATE access_tokens SET last_used_at = $1 WHERE id = $2 \
          AND (last_used_at IS NULL OR last_used_at < $3)",
     )
     .bind(now)
     .bind(token_id)
-    .bind(now - 60_000_000)
+    .bind(now - TOUCH_EVERY)
     .execute(db)
     .await?;
     Ok(())
@@ -158,11 +175,7 @@ pub async fn touch_token(db: impl AnyExecutor<'_>, token_id: &str, now: i64) -> 
 ///
 /// # Errors
 /// Database errors.
-pub async fn revoke_token(
-    db: impl AnyExecutor<'_>,
-    token_id: &str,
-    now: i64,
-) -> sqlx::Result<bool> {
+pub async fn revoke_token(db: &mut AnyConnection, token_id: &str, now: i64) -> sqlx::Result<bool> {
     let result = sqlx::query(
         "UPDATE access_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL",
     )
@@ -192,7 +205,7 @@ pub async fn tokens_of(db: impl AnyExecutor<'_>, user_id: &str) -> sqlx::Result<
 /// # Errors
 /// Database errors.
 pub async fn insert_browser_session(
-    db: impl AnyExecutor<'_>,
+    db: &mut AnyConnection,
     id: &str,
     user_id: &str,
     token_id: &str,
@@ -222,7 +235,7 @@ pub async fn insert_browser_session(
 /// # Errors
 /// Database errors.
 pub async fn trim_browser_sessions(
-    db: impl AnyExecutor<'_>,
+    db: &mut AnyConnection,
     user_id: &str,
     now: i64,
     kept: i64,
@@ -270,10 +283,7 @@ pub async fn by_browser_secret(
 ///
 /// # Errors
 /// Database errors.
-pub async fn delete_browser_session(
-    db: impl AnyExecutor<'_>,
-    secret_hash: &str,
-) -> sqlx::Result<()> {
+pub async fn delete_browser_session(db: &mut AnyConnection, secret_hash: &str) -> sqlx::Result<()> {
     sqlx::query("DELETE FROM browser_sessions WHERE secret_hash = $1")
         .bind(secret_hash)
         .execute(db)

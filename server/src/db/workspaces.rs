@@ -1,6 +1,6 @@
 //! Workspaces: a name and an owner (empty when auth is off).
 
-use sqlx::AnyExecutor;
+use sqlx::{AnyConnection, AnyExecutor};
 
 use crate::clock;
 
@@ -39,7 +39,7 @@ impl From<Workspace> for clarify_core::api::Workspace {
 ///
 /// # Errors
 /// Database errors.
-pub async fn insert(db: impl AnyExecutor<'_>, workspace: &Workspace) -> sqlx::Result<()> {
+pub async fn insert(db: &mut AnyConnection, workspace: &Workspace) -> sqlx::Result<()> {
     sqlx::query("INSERT INTO workspaces (id, name, owner_id, created_at) VALUES ($1, $2, $3, $4)")
         .bind(&workspace.id)
         .bind(&workspace.name)

@@ -41,14 +41,14 @@ pub async fn login(
     let now = now_micros();
     let found =
         users::by_token_hash(state.db().pool(), &hash_secret(body.token.trim()), now).await?;
-    let Some((user, token_id)) = found else {
+    let Some(users::ValidToken { user, token_id, .. }) = found else {
         return Err(Error::BadCredentials("token: not a valid access token"));
     };
     let secret = new_secret(crate::auth::identify::WEB_PREFIX);
     let expires_at = now + BROWSER_SESSION_SECS * 1_000_000;
     let mut tx = state.db().begin_write().await?;
     users::insert_browser_session(
-        &mut *tx,
+        &mut tx,
         &new_id(),
         &user.id,
         &token_id,
@@ -57,7 +57,7 @@ pub async fn login(
         expires_at,
     )
     .await?;
-    users::trim_browser_sessions(&mut *tx, &user.id, now, LOGINS_PER_USER).await?;
+    users::trim_browser_sessions(&mut tx, &user.id, now, LOGINS_PER_USER).await?;
     tx.commit().await?;
     let cookie = format!(
         "{COOKIE_NAME}={secret}; Path=/; HttpOnly; SameSite=Lax; Max-Age={BROWSER_SESSION_SECS}{}",
@@ -84,7 +84,11 @@ pub async fn login(
 )]
 pub async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Result<Response> {
     if let Some(secret) = session_cookie(&headers) {
-        users::delete_browser_session(state.db().pool(), &hash_secret(secret)).await?;
+        let hash = hash_secret(secret);
+        state
+            .db()
+            .write(async |c| users::delete_browser_session(c, &hash).await)
+            .await?;
     }
     let done = api::Acknowledged {
         success: true,

@@ -125,7 +125,7 @@ impl Lifecycle {
                 let added =
                     insert_bundle(&mut tx, &session, &spec, &pending_id, now, expires_at).await?;
                 sessions::transition(
-                    &mut *tx,
+                    &mut tx,
                     session_id,
                     &non_terminal(),
                     SessionState::WaitingForInput,
@@ -170,7 +170,7 @@ async fn insert_bundle(
         Some(turn) if turn.completed_at.is_none() => turn.id,
         _ => {
             let turn = turns::Turn::starting(&session.id, now);
-            turns::insert(&mut **tx, &turn).await?;
+            turns::insert(tx, &turn).await?;
             turn.id
         }
     };
@@ -201,7 +201,7 @@ async fn insert_bundle(
             created_at: at,
             updated_at: at,
         };
-        messages::insert(&mut **tx, &message).await?;
+        messages::insert(tx, &message).await?;
         added.push(message);
     }
     Ok(added)

@@ -80,14 +80,13 @@ impl Lifecycle {
             self.publish_bundle(pending_id).await?;
         }
         if !pending_ids.is_empty() {
-            sessions::transition(
-                self.db.pool(),
-                session_id,
-                &[SessionState::WaitingForInput],
-                SessionState::Running,
-                now_micros(),
-            )
-            .await?;
+            let now = now_micros();
+            self.db
+                .write(async |c| {
+                    let from = [SessionState::WaitingForInput];
+                    sessions::transition(c, session_id, &from, SessionState::Running, now).await
+                })
+                .await?;
         }
         self.publish_session(session_id, task_id).await;
         Ok(())

@@ -65,14 +65,14 @@ impl Lifecycle {
         // The agent has the answer, or it is kept for it: nothing below may
         // report a failure to the answerer.
         let session_id = bundle.session_id();
-        let moved = sessions::transition(
-            self.db.pool(),
-            session_id,
-            &[SessionState::WaitingForInput],
-            SessionState::Running,
-            now_micros(),
-        )
-        .await;
+        let now = now_micros();
+        let moved = self
+            .db
+            .write(async |c| {
+                let from = [SessionState::WaitingForInput];
+                sessions::transition(c, session_id, &from, SessionState::Running, now).await
+            })
+            .await;
         if let Err(error) = moved {
             tracing::warn!(pending_id, %error, "delivered, but the session's state was not updated");
         }

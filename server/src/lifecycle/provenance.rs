@@ -63,11 +63,12 @@ impl Lifecycle {
             Lost::Inactive => "inactive",
         };
         let now = clock::now_micros();
-        let logged = async {
-            let mut db = self.db.pool().acquire().await?;
-            attempts::record(&mut db, &new_id(), pending_id, by, outcome, now).await
-        };
-        if let Err(error) = logged.await {
+        let id = new_id();
+        let logged = self
+            .db
+            .write(async |c| attempts::record(c, &id, pending_id, by, outcome, now).await)
+            .await;
+        if let Err(error) = logged {
             tracing::warn!(pending_id, %error, "an attempt was not logged");
         }
     }

@@ -47,7 +47,7 @@ impl Lifecycle {
         } else {
             Vec::new()
         };
-        sessions::set_state(&mut *tx, session_id, state, now).await?;
+        sessions::set_state(&mut tx, session_id, state, now).await?;
         tx.commit().await?;
         let session = sessions::get(self.db.pool(), session_id)
             .await?
@@ -137,7 +137,10 @@ impl Lifecycle {
         let turn_id = turn_id.as_str();
         let session_id = session_id.as_str();
         let now = now_micros();
-        let completed = turns::complete(self.db.pool(), turn_id, now).await?;
+        let completed = self
+            .db
+            .write(async |c| turns::complete(c, turn_id, now).await)
+            .await?;
         let is_current = turns::current(self.db.pool(), session_id)
             .await?
             .is_some_and(|t| t.id == turn_id);

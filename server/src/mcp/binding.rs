@@ -74,15 +74,16 @@ fn session_key(surface: &str, session: &str) -> String {
 /// can lock the others out (issue 26: the conformance suite run after run
 /// against one server).
 async fn evict_oldest(
-    pool: &sqlx::AnyPool,
+    db: &crate::db::Db,
     holder: &str,
     surface: &str,
     sessions: &LocalSessionManager,
 ) -> sqlx::Result<()> {
-    let Some(hash) = mcp_owners::oldest(pool, holder).await? else {
+    let Some(hash) = mcp_owners::oldest(db.pool(), holder).await? else {
         return Ok(());
     };
-    mcp_owners::forget(pool, &hash).await?;
+    db.write(async |c| mcp_owners::forget(c, &hash).await)
+        .await?;
     let victim = sessions
         .sessions
         .read()
@@ -162,7 +163,8 @@ pub async fn bind(
         .and_then(|v| v.to_str().ok())
         .map(key);
     let now = now_micros();
-    let pool = state.db().pool();
+    let db = state.db();
+    let pool = db.pool();
     let ends = request.method() == http::Method::DELETE;
     let request = match &named {
         Some(hash) => {
@@ -173,7 +175,9 @@ pub async fn bind(
             };
             // A write at most once a minute per session, not one a request.
             if last_seen < now - micros(TOUCH_EVERY)
-                && let Err(error) = mcp_owners::touch(pool, hash, now).await
+                && let Err(error) = db
+                    .write(async |c| mcp_owners::touch(c, hash, now).await)
+                    .await
             {
                 return Error::from(error).into_response();
             }
@@ -203,7 +207,7 @@ pub async fn bind(
                         if !caller.sees_everything() {
                             return too_many(&id, cap);
                         }
-                        if let Err(error) = evict_oldest(pool, &holder, surface, &sessions).await {
+                        if let Err(error) = evict_oldest(db, &holder, surface, &sessions).await {
                             return Error::from(error).into_response();
                         }
                     }
@@ -217,7 +221,7 @@ pub async fn bind(
     let response = next.run(request).await;
     if let (true, Some(hash)) = (ends && response.status().is_success(), &named) {
         // Ended: its place is free at once, not after it idles out.
-        if let Err(error) = mcp_owners::forget(pool, hash).await {
+        if let Err(error) = db.write(async |c| mcp_owners::forget(c, hash).await).await {
             tracing::warn!(%error, "an ended MCP session still counts until it idles out");
         }
         return response;
@@ -231,11 +235,13 @@ pub async fn bind(
     if let Some(hash) = opened {
         // Recorded before the client sees its session id, so its next
         // request finds the owner.
-        let recorded = async {
-            mcp_owners::record(pool, &hash, &owner, &holder, now).await?;
-            mcp_owners::forget_before(pool, now - micros(KEEP)).await
-        };
-        if let Err(error) = recorded.await {
+        let recorded = db
+            .write(async |c| {
+                mcp_owners::record(&mut *c, &hash, &owner, &holder, now).await?;
+                mcp_owners::forget_before(c, now - micros(KEEP)).await
+            })
+            .await;
+        if let Err(error) = recorded {
             return Error::from(error).into_response();
         }
     }

@@ -28,9 +28,8 @@ enum Flags {
 
 /// Changes the flags of the claimed, undelivered rows `guard` admits, in
 /// one guarded UPDATE (issue 17: a load and a write per row were a
-/// transaction of their own). On SQLite the one statement is the
-/// transaction; on PostgreSQL the rows are locked in id order first, as
-/// every write of a bundle does.
+/// transaction of their own). On PostgreSQL the rows are locked in id
+/// order first, as every write of a bundle does.
 async fn flag(
     db: &Db,
     pending_id: &str,
@@ -38,9 +37,6 @@ async fn flag(
     guard: Guard,
     flags: Flags,
 ) -> sqlx::Result<bool> {
-    if !db.backend().shared() {
-        return flag_in(db.writer(), db, pending_id, now, guard, flags).await;
-    }
     let mut tx = db.begin_write().await?;
     lock_bundle(&mut tx, db, pending_id).await?;
     let changed = flag_in(&mut *tx, db, pending_id, now, guard, flags).await?;

@@ -137,8 +137,8 @@ pub async fn set_notify(
     let set = (!url.is_empty()).then_some(url);
     let now = now_micros();
     let mut tx = state.db().begin_write().await?;
-    notifications::set_workspace_webhook(&mut *tx, &id, set, now).await?;
-    notifications::set_workspace_slack_channel(&mut *tx, &id, channel, now).await?;
+    notifications::set_workspace_webhook(&mut tx, &id, set, now).await?;
+    notifications::set_workspace_slack_channel(&mut tx, &id, channel, now).await?;
     tx.commit().await?;
     Ok(axum::Json(api::WorkspaceNotify {
         workspace_id: id,

@@ -40,7 +40,10 @@ pub async fn create_workspace(
         owner_id: owner.to_owned(),
         created_at: now_micros(),
     };
-    workspaces::insert(state.db().pool(), &workspace).await?;
+    state
+        .db()
+        .write(async |c| workspaces::insert(c, &workspace).await)
+        .await?;
     Ok((
         StatusCode::CREATED,
         axum::Json(api::Workspace::from(workspace)),
@@ -115,7 +118,10 @@ pub async fn create_task(
         updated_at: now,
     };
     let Some(project) = project else {
-        tasks::insert(state.db().pool(), &task).await?;
+        state
+            .db()
+            .write(async |c| tasks::insert(c, &task).await)
+            .await?;
         return Ok((
             StatusCode::CREATED,
             axum::Json(task_view(&state, task).await?),
@@ -133,8 +139,8 @@ pub async fn create_task(
     // row is there already, this task is dropped with the transaction and
     // that one answered.
     let mut tx = state.db().begin_write().await?;
-    tasks::insert(&mut *tx, &task).await?;
-    if tasks::claim_project(&mut *tx, key, &task.id).await? {
+    tasks::insert(&mut tx, &task).await?;
+    if tasks::claim_project(&mut tx, key, &task.id).await? {
         tx.commit().await?;
         return Ok((
             StatusCode::CREATED,

@@ -136,14 +136,12 @@ impl Lifecycle {
                 ),
                 Chat::Telegram(_) => answer["result"]["message_id"].to_string(),
             };
-            chat_messages::keep(
-                pool,
-                &row.pending_id,
-                &row.target,
-                &message_ref,
-                now_micros(),
-            )
-            .await?;
+            let now = now_micros();
+            self.db
+                .write(async |c| {
+                    chat_messages::keep(c, &row.pending_id, &row.target, &message_ref, now).await
+                })
+                .await?;
         }
         Ok(Sent::Accepted)
     }

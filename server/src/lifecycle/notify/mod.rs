@@ -214,7 +214,7 @@ impl Lifecycle {
                     target: target.clone(),
                     ..row(bundle, notice.event, json(&notice), *next_at, *deadline)
                 };
-                let new = notifications::enqueue(&mut *tx, &row, now).await?;
+                let new = notifications::enqueue(&mut tx, &row, now).await?;
                 due |= new && row.next_at <= now;
             }
         }

@@ -41,7 +41,11 @@ impl Lifecycle {
             if pruned.is_none_or(|at| at.elapsed() >= PRUNE_EVERY) {
                 pruned = Some(Instant::now());
                 let before = now_micros() - micros(KEEP_ENDED);
-                if let Err(error) = notifications::prune(self.db.pool(), before).await {
+                if let Err(error) = self
+                    .db
+                    .write(async |c| notifications::prune(c, before).await)
+                    .await
+                {
                     tracing::warn!(%error, "ended notifications not pruned");
                 }
             }
@@ -93,7 +97,12 @@ impl Lifecycle {
                         break;
                     };
                     let now = now_micros();
-                    if !notifications::claim(self.db.pool(), &row, now + micros(LEASE), now).await?
+                    if !self
+                        .db
+                        .write(async |c| {
+                            notifications::claim(c, &row, now + micros(LEASE), now).await
+                        })
+                        .await?
                     {
                         continue;
                     }
@@ -122,7 +131,10 @@ impl Lifecycle {
         if row.event == NoticeKind::Reminder.as_str()
             && !repo::is_active(pool, &row.pending_id).await?
         {
-            return Ok(notifications::finish(pool, &row.id, "dropped", now_micros()).await?);
+            return Ok(self
+                .db
+                .write(async |c| notifications::finish(c, &row.id, "dropped", now_micros()).await)
+                .await?);
         }
         let what = format!("{} notice of {}", row.event, row.pending_id);
         let mut headers = vec![
@@ -131,7 +143,12 @@ impl Lifecycle {
         ];
         if let Some(chat) = super::chat::chat_of(&row.target) {
             let Ok(notice) = serde_json::from_str::<Notice>(&row.body) else {
-                return Ok(notifications::finish(pool, &row.id, "failed", now_micros()).await?);
+                return Ok(self
+                    .db
+                    .write(async |c| {
+                        notifications::finish(c, &row.id, "failed", now_micros()).await
+                    })
+                    .await?);
             };
             let sent = self.send_to_chat(webhooks, row, chat, &notice).await?;
             return self.sent(row, sent, &what).await;
@@ -145,7 +162,12 @@ impl Lifecycle {
                     serde_json::from_str::<Notice>(&row.body),
                 ) else {
                     tracing::warn!(what, "an ntfy notice that cannot be sent");
-                    return Ok(notifications::finish(pool, &row.id, "failed", now_micros()).await?);
+                    return Ok(self
+                        .db
+                        .write(async |c| {
+                            notifications::finish(c, &row.id, "failed", now_micros()).await
+                        })
+                        .await?);
                 };
                 if let Some(token) = &self.notifications.ntfy_token {
                     bearer = format!("Bearer {token}");
@@ -161,19 +183,30 @@ impl Lifecycle {
     /// Records how an attempt at `row` went: delivered, failed for good, or
     /// due again with backoff until its deadline.
     async fn sent(&self, row: &Outgoing, sent: Sent, what: &str) -> Result<()> {
-        let pool = self.db.pool();
         let now = now_micros();
         match sent {
-            Sent::Accepted => notifications::finish(pool, &row.id, "delivered", now).await?,
-            Sent::Refused => notifications::finish(pool, &row.id, "failed", now).await?,
+            Sent::Accepted => {
+                self.db
+                    .write(async |c| notifications::finish(c, &row.id, "delivered", now).await)
+                    .await?;
+            }
+            Sent::Refused => {
+                self.db
+                    .write(async |c| notifications::finish(c, &row.id, "failed", now).await)
+                    .await?;
+            }
             Sent::Failed => {
                 let delay = self.notifications.backoff(row.attempts + 1);
                 let next_at = now + micros(delay);
                 if next_at > row.deadline {
                     tracing::warn!(what, attempts = row.attempts + 1, "notice given up");
-                    notifications::finish(pool, &row.id, "failed", now).await?;
+                    self.db
+                        .write(async |c| notifications::finish(c, &row.id, "failed", now).await)
+                        .await?;
                 } else {
-                    notifications::retry_at(pool, &row.id, next_at, now).await?;
+                    self.db
+                        .write(async |c| notifications::retry_at(c, &row.id, next_at, now).await)
+                        .await?;
                     let wake = self.notifications.wake.clone();
                     tokio::spawn(async move {
                         tokio::time::sleep(delay).await;
