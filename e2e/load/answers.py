@@ -116,6 +116,7 @@ def main():
     parser.add_argument("--answers", type=int, default=3000)
     parser.add_argument("--users", type=int, default=16)
     parser.add_argument("--synchronous", choices=["full", "normal"], default="full")
+    parser.add_argument("--database-url", help="postgres://… to measure PostgreSQL instead")
     args = parser.parse_args()
 
     hooks = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
@@ -128,6 +129,7 @@ def main():
         args.binary,
         directory,
         ["--max-open-sessions", str(args.answers + 1000), "--sqlite-synchronous", args.synchronous],
+        database=args.database_url,
     ) as (_, base):
         pending = prepare(base, receiver, args.answers)
         pending_file = Path(directory) / "pending"
@@ -137,10 +139,12 @@ def main():
     hooks.shutdown()
 
     ratio = answered[0] / baseline[0] if baseline[0] else 0.0
-    print(
-        f"answers through HTTP (Locust, {args.users} keep-alive users, SQLite with "
-        f"synchronous = {args.synchronous.upper()}, {args.binary}):"
+    backend = (
+        "PostgreSQL"
+        if args.database_url
+        else f"SQLite with synchronous = {args.synchronous.upper()}"
     )
+    print(f"answers through HTTP (Locust, {args.users} keep-alive users, {backend}, {args.binary}):")
     print(f"  GET /healthz (baseline):                {baseline[0]:>8.0f}/s  p50 {baseline[2]} ms, p99 {baseline[3]} ms")
     print(
         f"  POST /respond, each resuming by webhook: {answered[0]:>7.0f}/s  p50 {answered[2]} ms, "

@@ -8,9 +8,10 @@ from pathlib import Path
 
 
 @contextlib.contextmanager
-def serve(binary, directory, extra=()):
-    """Yields (the server's process, its base URL); `extra` are more flags."""
-    database = f"sqlite://{Path(directory) / 'clarify.db'}"
+def serve(binary, directory, extra=(), database=None):
+    """Yields (the server's process, its base URL); `extra` are more flags;
+    a SQLite file in `directory` unless `database` names another."""
+    database = database or f"sqlite://{Path(directory) / 'clarify.db'}"
     server = subprocess.Popen(
         [binary, "serve", "--listen", "127.0.0.1:0", "--database-url", database, *extra],
         stdout=subprocess.PIPE,

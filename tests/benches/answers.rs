@@ -215,11 +215,18 @@ async fn main() {
     use clarify_server::db::Synchronous;
     // SQLite both ways (issue 31: FULL is the default, NORMAL the old
     // trade), each on a database of its own; PostgreSQL has one.
+    // `ANSWERS_SYNCHRONOUS=full` (or `normal`) measures that one only,
+    // e.g. under `strace -f -c -e trace=fsync,fdatasync` to count flushes.
+    let only = std::env::var("ANSWERS_SYNCHRONOUS").unwrap_or_default();
     if clarify_tests::testing_postgres() {
         measure("PostgreSQL", Synchronous::default()).await;
     } else {
-        measure("SQLite, synchronous = FULL", Synchronous::Full).await;
-        measure("SQLite, synchronous = NORMAL", Synchronous::Normal).await;
+        if only != "normal" {
+            measure("SQLite, synchronous = FULL", Synchronous::Full).await;
+        }
+        if only != "full" {
+            measure("SQLite, synchronous = NORMAL", Synchronous::Normal).await;
+        }
     }
 }
 
@@ -310,6 +317,13 @@ async fn measure(backend: &str, synchronous: clarify_server::db::Synchronous) {
     if state.db().write_counts().commits > 0 {
         println!("  writes resuming by webhook: {resume_writes}");
         println!("  writes to blocked agents:   {attach_writes}");
+    }
+    let total = state.db().write_counts();
+    if total.commits > 0 {
+        println!(
+            "  the writer over the whole run, setup included: {} units in {} commits",
+            total.units, total.commits
+        );
     }
     println!(
         "  a statement alone, one trip to the connection: {alone:>6.1} us; \

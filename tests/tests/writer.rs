@@ -187,3 +187,31 @@ async fn the_read_pool_cannot_write() {
     );
     assert!(!exists(&db, "bypass").await);
 }
+
+#[tokio::test]
+async fn the_writer_flushes_every_commit_unless_told_otherwise() {
+    use clarify_server::db::{Options, Synchronous};
+    if testing_postgres() {
+        return;
+    }
+    // SQLite's `synchronous`: 2 is FULL (each commit on disk before it
+    // returns), 1 is NORMAL; it is the writer's connection that commits.
+    for (synchronous, expected) in [(Synchronous::Full, 2), (Synchronous::Normal, 1)] {
+        let database = TestDatabase::create().await;
+        let db = Db::connect_with(database.url(), Options { synchronous })
+            .await
+            .unwrap();
+        let level: i64 = db
+            .write(async |c| sqlx::query_scalar("PRAGMA synchronous").fetch_one(c).await)
+            .await
+            .unwrap();
+        assert_eq!(level, expected, "{synchronous:?}");
+    }
+    let database = TestDatabase::create().await;
+    let db = Db::connect(database.url()).await.unwrap();
+    let level: i64 = db
+        .write(async |c| sqlx::query_scalar("PRAGMA synchronous").fetch_one(c).await)
+        .await
+        .unwrap();
+    assert_eq!(level, 2, "FULL by default");
+}

@@ -18,6 +18,7 @@ pub mod notifications;
 pub mod page;
 pub mod pending;
 pub mod publishing;
+pub mod reader;
 pub mod replicas;
 pub(crate) mod row;
 pub mod sessions;
@@ -31,9 +32,10 @@ mod writer;
 use std::time::Duration;
 
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
-use sqlx::{AnyConnection, AnyPool, Connection as _, Executor as _};
+use sqlx::{AnyConnection, Connection as _, Executor as _};
 
 pub use dialect::Backend;
+pub use reader::Reader;
 pub use writer::{Tx, WriteCounts};
 
 /// Where `clarify` keeps its data when no URL is given.
@@ -45,7 +47,7 @@ pub const DEFAULT_DATABASE_URL: &str = "sqlite://clarify.db?mode=rwc";
 /// writer. Every write is a [`Tx`] from [`Db::begin_write`].
 #[derive(Debug, Clone)]
 pub struct Db {
-    pool: AnyPool,
+    pool: std::sync::Arc<Reader>,
     /// SQLite: the one connection that writes, lent unit by unit with
     /// group commit ([`writer`]); PostgreSQL: none, the pool writes.
     writer: Option<writer::Writer>,
@@ -137,18 +139,14 @@ impl Db {
                     .run(&mut conn)
                     .await
                     .map_err(|e| sqlx::Error::Migrate(Box::new(e)))?;
-                let pool = options
-                    // A file cannot go stale: no ping on every acquire.
-                    .test_before_acquire(false)
-                    .after_connect(|conn, _meta| {
-                        Box::pin(async move {
-                            conn.execute(READER_PRAGMAS).await?;
-                            Ok(())
-                        })
-                    })
-                    .connect(&url)
-                    .await?;
-                (pool, Some(writer::Writer::start(conn)))
+                // Readers outside sqlx's pool (see [`reader`]).
+                let mut readers = Vec::new();
+                for _ in 0..backend.max_connections() {
+                    let mut reader = AnyConnection::connect(&url).await?;
+                    reader.execute(READER_PRAGMAS).await?;
+                    readers.push(reader);
+                }
+                (Reader::lending(readers), Some(writer::Writer::start(conn)))
             }
             Backend::Postgres => {
                 let pool = options.connect(&url).await?;
@@ -158,11 +156,11 @@ impl Db {
                     .run(&pool)
                     .await
                     .map_err(|e| sqlx::Error::Migrate(Box::new(e)))?;
-                (pool, None)
+                (Reader::pool(pool), None)
             }
         };
         Ok(Self {
-            pool,
+            pool: std::sync::Arc::new(pool),
             writer,
             backend,
             url: url.into(),
@@ -178,7 +176,7 @@ impl Db {
 
     /// The pool, for reads (on SQLite it cannot write: see [`Db`]).
     #[must_use]
-    pub fn pool(&self) -> &AnyPool {
+    pub fn pool(&self) -> &Reader {
         &self.pool
     }
 
@@ -208,7 +206,10 @@ impl Db {
     pub async fn begin_write(&self) -> Result<Tx, sqlx::Error> {
         match &self.writer {
             Some(writer) => writer.begin().await,
-            None => self.pool.begin().await.map(Tx::pooled),
+            None => {
+                let pool = self.pool.as_pool().ok_or(sqlx::Error::PoolClosed)?;
+                pool.begin().await.map(Tx::pooled)
+            }
         }
     }
 
@@ -252,7 +253,7 @@ pub async fn table_names(db: &Db) -> sqlx::Result<Vec<String>> {
             "SELECT CAST(table_name AS TEXT) FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1"
         }
     };
-    let rows: Vec<(String,)> = sqlx::query_as(query).fetch_all(&db.pool).await?;
+    let rows: Vec<(String,)> = sqlx::query_as(query).fetch_all(db.pool()).await?;
     Ok(rows.into_iter().map(|(n,)| n).collect())
 }
 

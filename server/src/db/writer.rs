@@ -31,6 +31,9 @@ use tokio::sync::{mpsc, oneshot};
 /// waits for its commit behind the others.
 const GROUP: usize = 64;
 
+/// How long a unit waits for the connection at most.
+const WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// A unit asking for the connection.
 type Request = oneshot::Sender<Result<Lease, String>>;
 
@@ -87,8 +90,13 @@ impl Writer {
     pub(super) async fn begin(&self) -> sqlx::Result<Tx> {
         let (reply, lent) = oneshot::channel();
         self.requests.send(reply).map_err(|_| stopped())?;
-        let lease = lent
+        // As long as the pool waited for a connection before: a writer
+        // that long behind is overloaded or stuck, and the caller is told
+        // rather than kept forever (its place in the queue is given up:
+        // the lease, sent to no one, comes straight back).
+        let lease = tokio::time::timeout(WAIT, lent)
             .await
+            .map_err(|_| sqlx::Error::PoolTimedOut)?
             .map_err(|_| stopped())?
             .map_err(sqlx::Error::Protocol)?;
         Ok(Tx(Inner::Lent(lease)))
@@ -139,17 +147,20 @@ impl Tx {
     /// caller's row, say) is then on disk for the pool's readers too.
     ///
     /// # Errors
-    /// On PostgreSQL, when the rollback fails (the transaction is undone
-    /// anyway when its connection closes).
+    /// When that group's transaction was lost: what this unit read of the
+    /// others may never have been stored, so a decision made on it (a lost
+    /// race, a quota) must not be reported. On PostgreSQL, when the
+    /// rollback fails.
     pub async fn rollback(self) -> sqlx::Result<()> {
         match self.0 {
             Inner::Pooled(tx) => tx.rollback().await,
             Inner::Lent(mut lease) => {
                 let (done, ended) = oneshot::channel();
                 lease.give_back(Ending::Undo(Some(done)));
-                // Undone whatever the group's fate.
-                let _ = ended.await;
-                Ok(())
+                ended
+                    .await
+                    .map_err(|_| stopped())?
+                    .map_err(sqlx::Error::Protocol)
             }
         }
     }
@@ -232,18 +243,28 @@ struct Actor {
 
 impl Actor {
     async fn run(mut self) {
-        while let Some(first) = self.queue.recv().await {
-            self.group(first).await;
+        let mut carried = None;
+        loop {
+            let first = match carried.take() {
+                Some(unit) => unit,
+                None => match self.queue.recv().await {
+                    Some(unit) => unit,
+                    None => return,
+                },
+            };
+            carried = self.group(first).await;
         }
     }
 
     /// One transaction: `first`, then whoever queued meanwhile, up to
-    /// [`GROUP`] units; each is answered after the commit.
-    async fn group(&mut self, first: Request) {
+    /// [`GROUP`] units; each is answered after the commit. Returns a unit
+    /// taken from the queue that a lost transaction never let run: it
+    /// starts the next group.
+    async fn group(&mut self, first: Request) -> Option<Request> {
         if let Err(error) = self.exec("BEGIN IMMEDIATE; SAVEPOINT unit").await {
             let _ = first.send(Err(format!("could not begin a write: {error}")));
             self.abandon().await;
-            return;
+            return None;
         }
         // Told after the commit: those kept, and those undone who wait.
         let mut kept: Vec<Done> = Vec::new();
@@ -272,11 +293,8 @@ impl Actor {
                 for done in kept.into_iter().chain(undone) {
                     let _ = done.send(Err(error.clone()));
                 }
-                if let Some(unit) = more {
-                    let _ = unit.send(Err(error.clone()));
-                }
                 self.abandon().await;
-                return;
+                return more;
             }
             match ending {
                 Ending::Commit(done) => kept.push(done),
@@ -297,6 +315,7 @@ impl Actor {
         for done in kept.into_iter().chain(undone) {
             let _ = done.send(answer.clone());
         }
+        None
     }
 
     /// Lends the connection to `unit` and waits for it back.

@@ -97,10 +97,15 @@ impl Lifecycle {
         let now = now_micros();
         let expires_at = self.expires_at(now, expires_in);
         let mut tx = self.db.begin_write().await?;
-        let session = sessions::lock(&mut tx, self.db.backend(), session_id)
-            .await?
-            .ok_or(Error::NotFound("session"))?;
+        let session = sessions::lock(&mut tx, self.db.backend(), session_id).await?;
+        // A refusal read from the writer may rest on a unit of the same
+        // group: told only once that group is on disk (a rollback waits).
+        let Some(session) = session else {
+            tx.rollback().await?;
+            return Err(Error::NotFound("session"));
+        };
         if session.state.is_terminal() {
+            tx.rollback().await?;
             return Err(Error::Conflict("session has ended"));
         }
         // The same question again: the active one, or one whose answer is
