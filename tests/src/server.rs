@@ -269,6 +269,18 @@ impl TestServer {
         }
     }
 
+    /// Runs `sql` (one statement, `$1` bound to `param`) through the
+    /// server's writer, as a test's setup or fault.
+    ///
+    /// # Panics
+    /// When it fails.
+    pub async fn write_sql(&self, sql: &'static str, param: &str) {
+        self.db
+            .write(async |c| sqlx::query(sql).bind(param).execute(c).await)
+            .await
+            .expect("a test's write");
+    }
+
     /// The database this server (and its replicas) runs on.
     #[must_use]
     pub fn database(&self) -> &TestDatabase {

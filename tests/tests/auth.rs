@@ -187,15 +187,11 @@ async fn l1b_l1c_l1d_unowned_workspaces_dangling_references_and_no_workspace_are
     let (dangling_task, dangling_session, dangling_agent) =
         server.as_token(&alice).session(None).await;
     server
-        .db()
-        .write(async |c| {
-            sqlx::query("UPDATE tasks SET workspace_id = 'deleted-workspace' WHERE id = $1")
-                .bind(&dangling_task)
-                .execute(c)
-                .await
-        })
-        .await
-        .unwrap();
+        .write_sql(
+            "UPDATE tasks SET workspace_id = 'deleted-workspace' WHERE id = $1",
+            &dangling_task,
+        )
+        .await;
     let mut shared_questions = Vec::new();
     for (session, agent) in [
         (&shared_session, &shared_agent),

@@ -405,15 +405,11 @@ async fn d6_pages_are_not_a_snapshot_yet_never_skip_a_bundle() {
     let (_, session, agent) = server.session(None).await;
     let backdated = server.ask(&session, &agent, question("backdated")).await;
     server
-        .db()
-        .write(async |c| {
-            sqlx::query("UPDATE task_session_messages SET created_at = 1 WHERE pending_id = $1")
-                .bind(&backdated)
-                .execute(c)
-                .await
-        })
-        .await
-        .unwrap();
+        .write_sql(
+            "UPDATE task_session_messages SET created_at = 1 WHERE pending_id = $1",
+            &backdated,
+        )
+        .await;
 
     let second = ok(&call(&client, list, &json!({"limit": 2, "cursor": cursor})).await);
     assert_eq!(

@@ -58,15 +58,11 @@ async fn mid_delivery(server: &TestServer, pending: &str, abandoned: bool) {
         .await;
     if abandoned {
         server
-            .db()
-            .write(async |c| {
-                sqlx::query("UPDATE task_session_messages SET updated_at = 1 WHERE pending_id = $1")
-                    .bind(pending)
-                    .execute(c)
-                    .await
-            })
-            .await
-            .unwrap();
+            .write_sql(
+                "UPDATE task_session_messages SET updated_at = 1 WHERE pending_id = $1",
+                pending,
+            )
+            .await;
     }
 }
 

@@ -448,15 +448,11 @@ async fn m5_a_bundle_without_task_id_resolves_it_from_its_session() {
     let (task, session, token) = server.session_resumed_by(&receiver).await;
     let pending = server.ask(&session, &token, two_questions()).await;
     server
-        .db()
-        .write(async |c| {
-            sqlx::query("UPDATE task_session_messages SET task_id = '' WHERE pending_id = $1")
-                .bind(&pending)
-                .execute(c)
-                .await
-        })
-        .await
-        .unwrap();
+        .write_sql(
+            "UPDATE task_session_messages SET task_id = '' WHERE pending_id = $1",
+            &pending,
+        )
+        .await;
     let (_, view) = server.get(&format!("/clarification/{pending}")).await;
     assert_eq!(view["task_id"], task.as_str());
     let (status, _) = server

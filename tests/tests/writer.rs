@@ -141,12 +141,7 @@ async fn a_unit_whose_caller_is_gone_is_undone_and_the_writer_goes_on() {
     // A request cancelled mid-transaction: its future, holding the
     // connection, is dropped.
     let abandoned = async {
-        let mut tx = db.begin_write().await.unwrap();
-        sqlx::query(INSERT)
-            .bind("abandoned")
-            .execute(&mut *tx)
-            .await
-            .unwrap();
+        let tx = inserted(&db, "abandoned").await;
         std::future::pending::<()>().await;
         tx.commit().await.unwrap();
     };
@@ -155,24 +150,23 @@ async fn a_unit_whose_caller_is_gone_is_undone_and_the_writer_goes_on() {
             .await
             .is_err()
     );
-    let mut tx = db.begin_write().await.unwrap();
-    sqlx::query(INSERT)
-        .bind("next")
-        .execute(&mut *tx)
-        .await
-        .unwrap();
-    tx.commit().await.unwrap();
+    inserted(&db, "next").await.commit().await.unwrap();
     assert!(!exists(&db, "abandoned").await, "undone with its caller");
     assert!(exists(&db, "next").await);
     // An explicit rollback too.
+    inserted(&db, "rolled back").await.rollback().await.unwrap();
+    assert!(!exists(&db, "rolled back").await);
+}
+
+/// A unit that has written workspace `id`, not yet ended.
+async fn inserted(db: &Db, id: &str) -> clarify_server::db::Tx {
     let mut tx = db.begin_write().await.unwrap();
     sqlx::query(INSERT)
-        .bind("rolled back")
+        .bind(id)
         .execute(&mut *tx)
         .await
         .unwrap();
-    tx.rollback().await.unwrap();
-    assert!(!exists(&db, "rolled back").await);
+    tx
 }
 
 #[tokio::test]

@@ -53,7 +53,8 @@ async fn error_of(response: gloo_net::http::Response) -> ApiError {
         401 => ApiError::Unauthorized,
         404 | 405 => ApiError::NotFound,
         status => {
-            let body: Option<Value> = response.json().await.ok();
+            let text = response.text().await.unwrap_or_default();
+            let body: Option<Value> = crate::json::parse(&text).ok();
             let detail = body
                 .as_ref()
                 .and_then(|b| b.get("error"))
@@ -84,18 +85,28 @@ async fn get<T: DeserializeOwned>(path: &str) -> Result<T, ApiError> {
         }
         return Err(error);
     }
-    response
-        .json()
+    read(response).await
+}
+
+/// A successful answer's body.
+async fn read<T: DeserializeOwned>(response: gloo_net::http::Response) -> Result<T, ApiError> {
+    let unexpected =
+        |e: String| ApiError::Other(format!("Unexpected answer from the server ({e})."));
+    let text = response
+        .text()
         .await
-        .map_err(|e| ApiError::Other(format!("Unexpected answer from the server ({e}).")))
+        .map_err(|e| unexpected(e.to_string()))?;
+    crate::json::parse(&text).map_err(unexpected)
 }
 
 async fn post(
     path: &str,
     body: &impl serde::Serialize,
 ) -> Result<gloo_net::http::Response, ApiError> {
+    let body = crate::json::stringify(body).map_err(ApiError::Other)?;
     with_credentials(Request::post(&format!("{BASE}{path}")))
-        .json(body)
+        .header("Content-Type", "application/json")
+        .body(body)
         .map_err(|e| ApiError::Other(e.to_string()))?
         .send()
         .await
@@ -191,9 +202,7 @@ pub async fn respond(pending_id: &str, submission: &Submission) -> Result<Submit
     let response = post(&format!("/clarification/{pending_id}/respond"), submission).await?;
     match response.status() {
         200 => {
-            let body: RespondBody = response.json().await.map_err(|e| {
-                ApiError::Other(format!("Unexpected answer from the server ({e})."))
-            })?;
+            let body: RespondBody = read(response).await?;
             if !body.claimed {
                 Ok(SubmitOutcome::Lost(body.status, body.response))
             } else {

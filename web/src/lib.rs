@@ -5,6 +5,7 @@
 mod api;
 mod expiry;
 mod html;
+mod json;
 mod notify;
 mod overlay;
 mod routes;

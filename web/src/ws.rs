@@ -128,7 +128,7 @@ fn connect(listener: &Rc<Listener>, attempt: u32, dropped: bool) {
         if let Some(event) = ev
             .data()
             .as_string()
-            .and_then(|text| serde_json::from_str::<Event>(&text).ok())
+            .and_then(|text| crate::json::parse::<Event>(&text).ok())
         {
             handler(event);
         }

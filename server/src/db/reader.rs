@@ -7,7 +7,7 @@
 
 use std::fmt;
 use std::ops::{Deref, DerefMut};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use futures_util::future::BoxFuture;
 use futures_util::stream::{self, BoxStream, StreamExt as _, TryStreamExt as _};
@@ -15,6 +15,9 @@ use sqlx::any::{AnyQueryResult, AnyRow, AnyStatement, AnyTypeInfo};
 use sqlx::pool::PoolConnection;
 use sqlx::{Any, AnyConnection, AnyPool, Either, Error, Execute, Executor, SqlStr};
 use tokio::sync::{Semaphore, SemaphorePermit};
+
+/// How long a read waits for a connection at most.
+const WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Reads: `db.pool()` is an executor like a pool, for reads only.
 pub struct Reader(Inner);
@@ -26,7 +29,7 @@ enum Inner {
 
 /// SQLite's readers: each connection lent to one statement at a time.
 struct Lender {
-    free: Arc<Mutex<Vec<AnyConnection>>>,
+    free: Mutex<Vec<AnyConnection>>,
     permits: Semaphore,
 }
 
@@ -51,7 +54,7 @@ impl Reader {
     pub(super) fn lending(connections: Vec<AnyConnection>) -> Self {
         let permits = Semaphore::new(connections.len());
         Self(Inner::Lent(Lender {
-            free: Arc::new(Mutex::new(connections)),
+            free: Mutex::new(connections),
             permits,
         }))
     }
@@ -78,10 +81,11 @@ impl Reader {
 
 impl Lender {
     async fn lend(&self) -> Result<Lent<'_>, Error> {
-        let permit = self
-            .permits
-            .acquire()
+        // As long as sqlx's pool waited: past that the server is
+        // overloaded, and the caller is told rather than kept.
+        let permit = tokio::time::timeout(WAIT, self.permits.acquire())
             .await
+            .map_err(|_| Error::PoolTimedOut)?
             .map_err(|_| Error::PoolClosed)?;
         let conn = self
             .free

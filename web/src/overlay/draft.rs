@@ -148,14 +148,14 @@ fn storage_key(pending_id: &str) -> String {
 /// The draft saved for `pending_id`, if it fits a bundle of `count` questions.
 pub fn load(pending_id: &str, count: usize) -> Option<Draft> {
     let text = storage()?.get_item(&storage_key(pending_id)).ok()??;
-    serde_json::from_str::<Draft>(&text)
+    crate::json::parse::<Draft>(&text)
         .ok()
         .filter(|d| d.text.len() == count && d.selected.len() == count)
 }
 
 /// Saves the draft of `pending_id`.
 pub fn save(pending_id: &str, draft: &Draft) {
-    if let (Some(storage), Ok(text)) = (storage(), serde_json::to_string(draft)) {
+    if let (Some(storage), Ok(text)) = (storage(), crate::json::stringify(draft)) {
         let _ = storage.set_item(&storage_key(pending_id), &text);
     }
 }
