@@ -17,6 +17,41 @@ fn pick(option: &str) -> Value {
     json!([{"question_id": "q1", "selected_options": [option]}])
 }
 
+/// The formats JSON Schema 2020-12 defines (its validation vocabulary, 7.3).
+const FORMATS_2020_12: [&str; 19] = [
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// Calls `visit` on every object of a schema, itself included.
+fn walk_schema(node: &Value, visit: &mut dyn FnMut(&serde_json::Map<String, Value>)) {
+    match node {
+        Value::Object(map) => {
+            visit(map);
+            map.values().for_each(|v| walk_schema(v, visit));
+        }
+        Value::Array(items) => items.iter().for_each(|v| walk_schema(v, visit)),
+        _ => {}
+    }
+}
+
 #[tokio::test]
 async fn s1_s2_s3_each_surface_lists_exactly_its_tools_with_portable_schemas() {
     let server = TestServer::start().await;
@@ -55,6 +90,26 @@ async fn s1_s2_s3_each_surface_lists_exactly_its_tools_with_portable_schemas() {
     {
         let schema = serde_json::to_string(&tool.input_schema).unwrap();
         assert!(!schema.contains("\"null\""), "{}: {schema}", tool.name);
+        // Issue 30: only JSON Schema 2020-12's own formats (a strict
+        // validator such as Ajv2020 refuses a tool over `int64`), and every
+        // integer bounded instead.
+        let value = serde_json::to_value(&tool.input_schema).unwrap();
+        walk_schema(&value, &mut |node| {
+            if let Some(format) = node.get("format").and_then(Value::as_str) {
+                assert!(
+                    FORMATS_2020_12.contains(&format),
+                    "{}: format {format} in {schema}",
+                    tool.name
+                );
+            }
+            if node.get("type").and_then(Value::as_str) == Some("integer") {
+                assert!(
+                    node.get("minimum").is_some() && node.get("maximum").is_some(),
+                    "{}: an unbounded integer in {schema}",
+                    tool.name
+                );
+            }
+        });
         assert!(
             !schema.contains("\"items\":true"),
             "{}: {schema}",
@@ -742,5 +797,51 @@ async fn with_auth_on_mcp_needs_a_token_and_sees_only_the_callers_bundles() {
     let alice_client = connect(&server, "/mcp", Some(&alice)).await;
     let page = ok(&call(&alice_client, "list_pending_questions_kandev", &json!({})).await);
     assert_eq!(page["bundles"][0]["pending_id"], pending.as_str());
+    server.stop().await;
+}
+
+/// Issue 30: a body that is not one JSON-RPC message is a `400` with a
+/// JSON-RPC error object on both surfaces (rmcp answered `415` in plain
+/// text), and a well-formed message still reaches the server.
+#[tokio::test]
+async fn malformed_json_rpc_is_a_400_with_a_json_rpc_error_on_both_surfaces() {
+    let server = TestServer::start().await;
+    let (_, _, agent) = server.session(None).await;
+    let http = reqwest::Client::new();
+    let post = async |path: &str, token: Option<&str>, body: &str| {
+        let mut request = http
+            .post(server.url(path))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body.to_owned());
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status().as_u16();
+        (status, response.text().await.unwrap())
+    };
+    for (path, token) in [("/mcp", None), ("/mcp/agent", Some(agent.as_str()))] {
+        for (body, code) in [
+            (r#"{"jsonrpc":"2.0","#, -32700),
+            (r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, -32600),
+            (r#"{"jsonrpc":"2.0","id":1}"#, -32600),
+            ("42", -32600),
+        ] {
+            let (status, text) = post(path, token, body).await;
+            assert_eq!(status, 400, "{path} {body}: {text}");
+            let answer: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(answer["error"]["code"], code, "{path} {body}: {answer}");
+            assert_eq!(answer["jsonrpc"], "2.0");
+            assert_eq!(answer["id"], Value::Null);
+        }
+        // One message, well formed: rmcp answers it (an initialize).
+        let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "probe", "version": "1"}}});
+        let (status, text) = post(path, token, &initialize.to_string()).await;
+        assert_eq!(status, 200, "{path}: {text}");
+        assert!(text.contains("serverInfo"), "{path}: {text}");
+    }
     server.stop().await;
 }

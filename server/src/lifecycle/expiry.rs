@@ -21,7 +21,7 @@ use crate::db::sessions;
 pub const EXPIRY_EVERY: Duration = Duration::from_secs(1);
 
 /// The longest `expires_in_seconds` taken: a year.
-const LONGEST: u64 = 365 * 24 * 3600;
+pub const LONGEST: u64 = 365 * 24 * 3600;
 
 /// An ask's `expires_in_seconds`, checked.
 ///

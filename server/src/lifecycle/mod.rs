@@ -33,7 +33,7 @@ mod wait;
 pub use answer_link::{LINK_PATH, LINK_PREFIX, LinkPage, LinkState, client_of};
 pub use ask::Created;
 pub use error::{Error, Result};
-pub use expiry::{EXPIRY_EVERY, expires_in};
+pub use expiry::{EXPIRY_EVERY, LONGEST, expires_in};
 pub use expiry_sweep::GIVE_UP_AFTER;
 pub use notify::{FIRST_RETRY, NOTIFY_FOR, Notifications, PER_TARGET, ntfy, slack, telegram};
 pub use provenance::Via;

@@ -81,6 +81,28 @@ pub fn integer<'de, D: Deserializer<'de>>(deserializer: D) -> Result<i64, D::Err
     deserializer.deserialize_i64(Integer)
 }
 
+/// `limit`'s schema: its bounds as JSON Schema 2020-12 says them. schemars
+/// writes `"format": "int64"`, which is no 2020-12 format: a strict
+/// validator (Ajv2020) refuses the whole tool (issue 30). 0 is the
+/// default page, and more than the most is clamped (L10).
+pub fn limit_schema(_: &mut SchemaGenerator) -> Schema {
+    schemars::json_schema!({
+        "type": "integer",
+        "minimum": 0,
+        "maximum": clarify_core::listing::MAX_LIMIT,
+    })
+}
+
+/// `expires_in_seconds`'s schema, bounded as [`limit_schema`] is: 0 is the
+/// server's default, at most a year.
+pub fn expiry_schema(_: &mut SchemaGenerator) -> Schema {
+    schemars::json_schema!({
+        "type": "integer",
+        "minimum": 0,
+        "maximum": crate::lifecycle::LONGEST,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

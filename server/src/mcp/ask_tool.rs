@@ -53,6 +53,7 @@ pub struct AskArgs {
     /// Seconds until the question expires unanswered; then you are told
     /// so, and decide yourself or ask again. 0 or absent: the server's
     /// default (by default, never).
+    #[schemars(schema_with = "super::args::expiry_schema")]
     pub expires_in_seconds: u64,
 }
 

@@ -28,6 +28,7 @@ pub struct ListPendingArgs {
     pub cursor: String,
     /// Page size: default 50, at most 200.
     #[serde(deserialize_with = "integer")]
+    #[schemars(schema_with = "super::args::limit_schema")]
     pub limit: i64,
 }
 
@@ -86,6 +87,7 @@ pub struct ConversationArgs {
     pub cursor: String,
     /// Page size: default 50, at most 200.
     #[serde(deserialize_with = "integer")]
+    #[schemars(schema_with = "super::args::limit_schema")]
     pub limit: i64,
 }
 

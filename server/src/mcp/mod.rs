@@ -17,6 +17,7 @@ pub(crate) mod args;
 pub mod ask_tool;
 mod binding;
 mod external;
+mod jsonrpc;
 pub(crate) mod result;
 mod session_store;
 
@@ -78,10 +79,12 @@ pub fn routes(state: &AppState) -> Router<AppState> {
     };
     let agent_routes = Router::new()
         .nest_service("/mcp/agent", agent)
+        .layer(axum::middleware::from_fn(jsonrpc::well_formed))
         .layer(RequestBodyLimitLayer::new(binding::MAX_BODY))
         .layer(from_fn_with_state(state.clone(), require_agent));
     let external_routes = Router::new()
         .nest_service("/mcp", external)
+        .layer(axum::middleware::from_fn(jsonrpc::well_formed))
         .layer(from_fn_with_state(
             (state.clone(), "mcp", sessions),
             binding::bind,
