@@ -31,13 +31,21 @@ test('login, logout, and a second user does not see the first user’s task', as
     // Nobody is logged in: every page shows the login form.
     await page.goto(`${server.url}/`);
     await expect(page.getByTestId('login-token')).toBeVisible();
+    // Where a token comes from, and why one was refused (issue 29).
+    await expect(page.getByTestId('login-hint')).toContainText('clarify token create --user NAME');
     await page.getByTestId('login-token').fill('clk_pat_not_a_token');
     await page.getByTestId('login-submit').click();
-    await expect(page.getByRole('alert')).toBeVisible();
+    await expect(page.getByRole('alert')).toContainText('unknown, revoked or expired');
+    await page.getByTestId('login-token').fill('my password');
+    await page.getByTestId('login-submit').click();
+    await expect(page.getByRole('alert')).toContainText('not an access token');
 
     await page.getByTestId('login-token').fill(bob);
     await page.getByTestId('login-submit').click();
     await expect(page.getByTestId('logout')).toBeVisible();
+    await expect(page.getByTestId('who')).toHaveText('Logged in as bob');
+    // Nothing waits for bob yet: the inbox says how an agent asks.
+    await expect(page.getByTestId('inbox-connect')).toContainText('claude mcp add clarify -- clarify mcp');
     await expect(page.getByText('No tasks yet.')).toBeVisible();
     await expect(page.getByText('alice’s task')).toHaveCount(0);
 

@@ -442,13 +442,32 @@ async fn browser_login_sets_an_httponly_cookie_and_logout_ends_it() {
         401
     );
 
-    let bad = client
-        .post(server.url("/api/v1/auth/login"))
-        .json(&json!({"token": "clk_pat_nope"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(bad.status(), 401);
+    // Issue 29: what was pasted is said apart from a token unknown here,
+    // and both say how to get one.
+    let refused = async |token: &str| {
+        let bad = client
+            .post(server.url("/api/v1/auth/login"))
+            .json(&json!({"token": token}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(bad.status(), 401, "{token}");
+        let body: Value = bad.json().await.unwrap();
+        let said = body["error"].as_str().unwrap().to_owned();
+        assert!(said.contains("clarify token create --user NAME"), "{said}");
+        said
+    };
+    assert!(
+        refused("clk_pat_nope")
+            .await
+            .contains("unknown, revoked or expired")
+    );
+    for garbage in ["", "   ", "hunter2", "Bearer clk_pat_x"] {
+        assert!(
+            refused(garbage).await.contains("not an access token"),
+            "{garbage:?}"
+        );
+    }
     server.stop().await;
 }
 

@@ -180,13 +180,21 @@ pub async fn login(token: &str) -> Result<(), ApiError> {
     };
     let response = post("/auth/login", &body).await?;
     if response.ok() {
-        Ok(())
-    } else {
-        Err(match error_of(response).await {
-            ApiError::Unauthorized => ApiError::Other("That token was not accepted.".into()),
-            other => other,
-        })
+        return Ok(());
     }
+    if response.status() != 401 {
+        return Err(error_of(response).await);
+    }
+    // The server says which: not a token at all, or one it does not know.
+    let text = response.text().await.unwrap_or_default();
+    let said = crate::json::parse::<clarify_core::ErrorBody>(&text)
+        .ok()
+        .map(|e| e.error.trim_start_matches("token: ").to_owned())
+        .filter(|e| !e.is_empty());
+    Err(ApiError::Other(said.map_or_else(
+        || "That token was not accepted.".into(),
+        |s| format!("That token was not accepted: {s}."),
+    )))
 }
 
 /// Logs out.

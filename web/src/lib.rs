@@ -34,9 +34,9 @@ pub fn start() {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Identity {
     Unknown,
-    /// Auth is off, or on and someone is logged in (`logged_in`).
+    /// Auth is off (`user` none), or on and `user` is logged in.
     Ready {
-        logged_in: bool,
+        user: Option<String>,
     },
     /// Auth is on and nobody is logged in.
     Anonymous,
@@ -53,10 +53,12 @@ pub fn App() -> impl IntoView {
         let known = match api::me().await {
             Ok(me) if me.auth_enabled && me.user.is_none() => Identity::Anonymous,
             Ok(me) => Identity::Ready {
-                logged_in: me.auth_enabled,
+                user: me
+                    .auth_enabled
+                    .then(|| me.user.map(|u| u.name).unwrap_or_default()),
             },
             // An older server without /auth/me: behave as auth off.
-            Err(_) => Identity::Ready { logged_in: false },
+            Err(_) => Identity::Ready { user: None },
         };
         // Someone who may answer: count what waits for them, on every page.
         if matches!(known, Identity::Ready { .. }) {
@@ -84,11 +86,21 @@ pub fn App() -> impl IntoView {
     view! {
         <header>
             <h1><a href="/">"Clarify"</a></h1>
-            <Show when=move || identity.get() == Identity::Ready { logged_in: true }>
-                <button type="button" class="secondary" data-testid="logout" on:click=logout>
-                    "Log out"
-                </button>
-            </Show>
+            {move || match identity.get() {
+                Identity::Ready { user: Some(name) } => {
+                    view! {
+                        <p class="signed-in" data-testid="who">
+                            "Logged in as "
+                            <strong>{name}</strong>
+                        </p>
+                        <button type="button" class="secondary" data-testid="logout" on:click=logout>
+                            "Log out"
+                        </button>
+                    }
+                        .into_any()
+                }
+                _ => ().into_any(),
+            }}
         </header>
         <main>{page}</main>
     }

@@ -87,9 +87,7 @@ async fn story(
     ));
 
     // 1. A bundle the agent blocks on until the human answers.
-    let first = ask(
-        &agent,
-        json!({
+    let first_bundle = json!({
             "context": "I'm setting up a new service and need two decisions from you.",
             "questions": [
                 {"title": "Database", "prompt": "Which database should the service use?",
@@ -98,33 +96,29 @@ async fn story(
                 {"title": "Deploy", "prompt": "When should I deploy it?",
                  "options": [{"label": "Now"}, {"label": "After review"}, {"label": "Friday"}]}
             ]
-        }),
-    )
-    .await?;
+    });
+    let first = ask(&agent, first_bundle.clone()).await?;
     say(&format!(
         "asked {first} (2 questions); waiting for your answer"
     ));
     let answer = wait(&agent, &first, None).await?;
-    say(&format!("received: {}", describe(&answer)));
+    say(&format!("received: {}", describe(&answer, &first_bundle)));
 
     // 2. A question the agent stops waiting for; answering it anyway resumes
     //    the agent through its webhook.
     let turn = expect(agent_turn(&user, &session_id).await?, 201)?;
-    let second = ask(
-        &agent,
-        json!({"questions": [
-            {"prompt": "Should I also write a README for the service?",
-             "options": [{"label": "Yes"}, {"label": "No"}]}
-        ]}),
-    )
-    .await?;
+    let second_bundle = json!({"questions": [
+        {"prompt": "Should I also write a README for the service?",
+         "options": [{"label": "Yes"}, {"label": "No"}]}
+    ]});
+    let second = ask(&agent, second_bundle.clone()).await?;
     say(&format!(
         "asked {second}; I will only wait {}s for this one",
         patience.as_secs()
     ));
     let answer = wait(&agent, &second, Some(patience)).await?;
     if !answer.is_null() {
-        say(&format!("received: {}", describe(&answer)));
+        say(&format!("received: {}", describe(&answer, &second_bundle)));
         say("finished");
         return Ok(());
     }
@@ -197,32 +191,52 @@ async fn wait(
     }
 }
 
-fn describe(response: &Value) -> String {
+/// What the person chose, in the words of the question `asked` (issue 29):
+/// "Database: PostgreSQL; Deploy: After review, \"Friday is a holiday\"".
+fn describe(response: &Value, asked: &Value) -> String {
     if response["rejected"] == true {
         return "you declined to answer".to_owned();
     }
-    response["answers"]
-        .as_array()
-        .map(|answers| {
-            answers
-                .iter()
-                .map(|a| {
-                    let options = a["selected_options"].as_array().map(Vec::len).unwrap_or(0);
-                    let text = a["custom_text"].as_str().unwrap_or_default();
-                    format!(
-                        "{}: {options} option(s){}",
-                        a["question_id"].as_str().unwrap_or("?"),
-                        if text.is_empty() {
-                            String::new()
-                        } else {
-                            format!(", \"{text}\"")
-                        }
-                    )
+    let Some(answers) = response["answers"].as_array() else {
+        return String::new();
+    };
+    answers
+        .iter()
+        .map(|a| {
+            let id = a["question_id"].as_str().unwrap_or("?");
+            // `q2` is the second question; `q2_opt3` its third option.
+            let index = |text: &str, prefix: &str| {
+                text.strip_prefix(prefix)
+                    .and_then(|n| n.parse::<usize>().ok())
+                    .and_then(|n| n.checked_sub(1))
+            };
+            let question = index(id, "q").map(|n| &asked["questions"][n]);
+            let name = question
+                .and_then(|q| q["title"].as_str())
+                .unwrap_or(id)
+                .to_owned();
+            let mut said: Vec<String> = a["selected_options"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(|option| {
+                    let label = index(option, &format!("{id}_opt"))
+                        .zip(question)
+                        .and_then(|(n, q)| q["options"][n]["label"].as_str());
+                    label.unwrap_or(option).to_owned()
                 })
-                .collect::<Vec<_>>()
-                .join("; ")
+                .collect();
+            if let Some(text) = a["custom_text"].as_str().filter(|t| !t.is_empty()) {
+                said.push(format!("\"{text}\""));
+            }
+            if said.is_empty() {
+                said.push("nothing".to_owned());
+            }
+            format!("{name}: {}", said.join(", "))
         })
-        .unwrap_or_default()
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// Serves the demo agent's own resume webhook on `listener`.
@@ -242,4 +256,27 @@ fn resume_webhook(listener: TcpListener, resumes: mpsc::Sender<Value>) -> Result
         let _ = axum::serve(listener, app).await;
     });
     Ok(format!("http://{addr}/resume"))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn a_choice_is_told_in_the_words_of_the_question() {
+        let asked = json!({"questions": [
+            {"title": "Database", "options": [{"label": "SQLite"}, {"label": "PostgreSQL"}]},
+            {"prompt": "When?", "options": [{"label": "Now"}, {"label": "Later"}]}]});
+        let answer = json!({"answers": [
+            {"question_id": "q1", "selected_options": ["q1_opt2"]},
+            {"question_id": "q2", "selected_options": [], "custom_text": "after lunch"}]});
+        assert_eq!(
+            super::describe(&answer, &asked),
+            "Database: PostgreSQL; q2: \"after lunch\""
+        );
+        assert_eq!(
+            super::describe(&json!({"rejected": true}), &asked),
+            "you declined to answer"
+        );
+    }
 }

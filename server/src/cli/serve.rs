@@ -107,6 +107,13 @@ pub(super) async fn serve(args: ServeArgs) -> Result<(), String> {
         .and_then(|()| stdout.flush())
         .map_err(|e| format!("cannot write to stdout: {e}"))?;
     drop(stdout);
+    // The listening line's shape is fixed (scripts read the port from it);
+    // what the server demands is said beside it (issue 29).
+    if args.auth {
+        tracing::info!(
+            "auth on: every request needs a token; `clarify token create --user NAME` makes one"
+        );
+    }
 
     if let Some(webhook) = demo_webhook {
         if let Some(token) = &demo_token {

@@ -39,10 +39,21 @@ pub async fn login(
     Json(body): Json<api::Login>,
 ) -> Result<Response> {
     let now = now_micros();
-    let found =
-        users::by_token_hash(state.db().pool(), &hash_secret(body.token.trim()), now).await?;
+    let token = body.token.trim();
+    // Said apart (issue 29): something pasted that is no token at all, and
+    // a token this server does not know (any longer). The prefix is no
+    // secret: every token shows it.
+    if !token.starts_with(crate::auth::tokens::PAT_PREFIX) {
+        return Err(Error::BadCredentials(
+            "token: that is not an access token (they start with clk_pat_; \
+             `clarify token create --user NAME` makes one)",
+        ));
+    }
+    let found = users::by_token_hash(state.db().pool(), &hash_secret(token), now).await?;
     let Some(users::ValidToken { user, token_id, .. }) = found else {
-        return Err(Error::BadCredentials("token: not a valid access token"));
+        return Err(Error::BadCredentials(
+            "token: unknown, revoked or expired (`clarify token create --user NAME` makes a new one)",
+        ));
     };
     let secret = new_secret(crate::auth::identify::WEB_PREFIX);
     let expires_at = now + BROWSER_SESSION_SECS * 1_000_000;

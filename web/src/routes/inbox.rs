@@ -67,7 +67,16 @@ pub fn InboxPage() -> impl IntoView {
                 {move || notice.get().map(|text| view! { <p class="notice" data-testid="inbox-notice">{text}</p> })}
             </div>
             <Show when=move || waiting.loaded.get() && waiting.bundles.with(Vec::is_empty)>
-                <p data-testid="inbox-empty">"Nothing is waiting for you."</p>
+                <div data-testid="inbox-empty">
+                    <p>"Nothing is waiting for you."</p>
+                    // A first visit has no agent yet: say how one asks (issue 29).
+                    <p class="hint" data-testid="inbox-connect">
+                        "An agent asks you through " <code>"clarify mcp"</code>
+                        ", which its MCP client starts: for Claude Code, "
+                        <code>"claude mcp add clarify -- clarify mcp"</code>
+                        ". Other clients: the README's \"Connect your agent\"."
+                    </p>
+                </div>
             </Show>
             <ul class="inbox-list">
                 <For

@@ -36,9 +36,15 @@ pub fn LoginPage() -> impl IntoView {
                 data-testid="login-token"
                 type="password"
                 autocomplete="off"
+                aria-describedby="login-hint"
                 prop:value=token
                 on:input=move |ev| token.set(event_target_value(&ev))
             />
+            <p class="hint" id="login-hint" data-testid="login-hint">
+                "An access token comes from whoever runs this server: "
+                <code>"clarify token create --user NAME"</code>
+                " prints one."
+            </p>
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             <button type="submit" data-testid="login-submit" disabled=move || busy.get()>
                 "Log in"
