@@ -58,6 +58,27 @@ test('auto-advance: each pick moves to the next card, and only the last waits fo
   expect(sent).toHaveLength(1);
 });
 
+test('an option clicked after typing joins the words, and Submit sends both (issue 29)', async ({ page, request }) => {
+  const session = await newSession(request);
+  const pendingId = await ask(request, session, [{ prompt: 'Where may the data live?', options: yesNo }]);
+  await page.goto(`/s/${session.sessionId}`);
+  const sent = posts(page);
+  await page.getByTestId('clarification-input').fill('only in eu because of GDPR');
+  await page.getByTestId('clarification-option').first().click();
+  await page.waitForTimeout(300);
+  expect(sent).toHaveLength(0);
+  await expect(page.getByTestId('clarification-input')).toHaveValue('only in eu because of GDPR');
+  await expect(page.getByTestId('clarification-option').first()).toHaveAttribute('aria-pressed', 'true');
+  await page.getByTestId('clarification-submit').click();
+  await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
+  const stored = await (await request.get(`/api/v1/clarification/${pendingId}`)).json();
+  expect(stored.response.answers[0]).toMatchObject({
+    question_id: 'q1',
+    selected_options: ['q1_opt1'],
+    custom_text: 'only in eu because of GDPR',
+  });
+});
+
 test('typing free text never submits', async ({ page, request }) => {
   const session = await newSession(request);
   await ask(request, session, [{ prompt: 'Why?', options: yesNo }]);

@@ -97,10 +97,14 @@ test('multi-question bundle: shared context, step row, free text', async ({ page
 
   await page.getByTestId('clarification-step').nth(1).click();
   await expect(page.getByTestId('clarification-prompt')).toHaveText('Which port?');
-  // Typing deselects options.
+  // Typing keeps a pick (issue 29: both are sent); a second click takes
+  // the pick back and leaves the words.
   await page.getByTestId('clarification-option').first().click();
   await page.getByTestId('clarification-input').fill('whatever is free');
+  await expect(page.getByTestId('clarification-option').first()).toHaveAttribute('aria-pressed', 'true');
+  await page.getByTestId('clarification-option').first().click();
   await expect(page.getByTestId('clarification-option').first()).toHaveAttribute('aria-pressed', 'false');
+  await expect(page.getByTestId('clarification-input')).toHaveValue('whatever is free');
   await expect(page.getByTestId('clarification-progress')).toHaveText('2 of 2 answered');
 
   // Moving back keeps the first answer (state is per bundle, not per card).

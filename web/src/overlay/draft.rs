@@ -55,10 +55,11 @@ impl Draft {
             .collect()
     }
 
-    /// Picks option `option_id` of question `i`, or unpicks it; a pick
-    /// replaces typed text, as typing replaces a pick. On a `multi`-select
-    /// question a pick adds to the others, where it replaces them on any
-    /// other.
+    /// Picks option `option_id` of question `i`, or unpicks it. Typed
+    /// text stays: an option and words go together (N8), and a click must
+    /// never throw away what a person wrote (issue 29). On a
+    /// `multi`-select question a pick adds to the others, where it
+    /// replaces them on any other.
     pub fn toggle(&mut self, i: usize, option_id: &str, multi: bool) {
         let Some(selected) = self.selected.get_mut(i) else {
             return;
@@ -74,9 +75,6 @@ impl Draft {
                 selected.clear();
             }
             selected.push(option_id.to_owned());
-            if let Some(text) = self.text.get_mut(i) {
-                text.clear();
-            }
         }
     }
 
@@ -84,9 +82,11 @@ impl Draft {
     /// `count` leads once [`Draft::toggle`] has recorded it: one click
     /// answers a single question; in a bundle it moves on to the next
     /// unanswered card, and only the last answer waits for Submit. A
-    /// multi-select question, or an option clicked off, stays.
+    /// multi-select question, an option clicked off, or a question with
+    /// words typed stays: the pick joins the words, and Submit sends both.
     pub fn after_pick(&self, i: usize, count: usize, multi: bool) -> AfterPick {
-        if multi || self.selected.get(i).is_none_or(Vec::is_empty) {
+        let typed = self.text.get(i).is_some_and(|t| !t.trim().is_empty());
+        if multi || typed || self.selected.get(i).is_none_or(Vec::is_empty) {
             return AfterPick::Stay;
         }
         if count == 1 {
@@ -98,11 +98,9 @@ impl Draft {
             .map_or(AfterPick::Stay, AfterPick::Card)
     }
 
-    /// Sets the text of question `i`, deselecting its options.
+    /// Sets the text of question `i`; its options stay picked (N8: both
+    /// are sent).
     pub fn type_text(&mut self, i: usize, text: String) {
-        if let Some(selected) = self.selected.get_mut(i) {
-            selected.clear();
-        }
         if let Some(slot) = self.text.get_mut(i) {
             *slot = text;
         }
@@ -209,6 +207,27 @@ mod tests {
     fn multi_select_and_unpicking_never_move_on() {
         assert_eq!(picked(1, &[(0, "a")], true).1, AfterPick::Stay);
         assert_eq!(picked(1, &[(0, "a"), (0, "a")], false).1, AfterPick::Stay);
+    }
+
+    #[test]
+    fn a_pick_never_throws_away_typed_words_and_waits_for_submit() {
+        // Issue 29: "only in eu because of GDPR", then a click on an option.
+        let mut draft = Draft::new(1);
+        draft.type_text(0, "only in eu because of GDPR".into());
+        draft.toggle(0, "a", false);
+        assert_eq!(draft.text[0], "only in eu because of GDPR");
+        assert_eq!(draft.selected[0], ["a"]);
+        assert_eq!(draft.after_pick(0, 1, false), AfterPick::Stay);
+        // And words typed after a pick keep it.
+        let mut draft = Draft::new(1);
+        draft.toggle(0, "a", false);
+        draft.type_text(0, "because".into());
+        assert_eq!(draft.selected[0], ["a"]);
+        // Whitespace is no words: one click still answers.
+        let mut draft = Draft::new(1);
+        draft.type_text(0, "  ".into());
+        draft.toggle(0, "a", false);
+        assert_eq!(draft.after_pick(0, 1, false), AfterPick::Submit);
     }
 
     #[test]
