@@ -173,11 +173,28 @@ test('rune boundary: 2001 emoji are blocked with no request, 2000 are sent', asy
   expect((await stored.json()).response.answers[0].custom_text).toBe('😀'.repeat(2000));
 });
 
-test('Skip rejects the bundle', async ({ page, request }) => {
+test('Skip asks first, then declines the bundle with the reason given (issue 29)', async ({ page, request }) => {
   const asked = await askOne(request);
   await page.goto(`/s/${asked.sessionId}`);
+  const sent = posts(page);
+  // One click declines nothing: it opens the confirmation, in the page.
   await page.getByTestId('clarification-skip').click();
+  await expect(page.getByTestId('clarification-decline-panel')).toBeVisible();
+  await page.waitForTimeout(300);
+  expect(sent).toHaveLength(0);
+  // "Keep answering" closes it, and the question is still open.
+  await page.getByTestId('clarification-decline-cancel').click();
+  await expect(page.getByTestId('clarification-decline-panel')).toHaveCount(0);
+  expect(sent).toHaveLength(0);
+  expect((await (await request.get(`/api/v1/clarification/${asked.pendingId}`)).json()).active).toBe(true);
+
+  await page.getByTestId('clarification-skip').click();
+  await page.getByTestId('clarification-decline-reason').fill('wrong project');
+  await page.getByTestId('clarification-decline').click();
   await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
+  expect(sent).toHaveLength(1);
+  // The reason travels with the decline (a replay shows "" by R2b).
+  expect(sent[0].postDataJSON()).toEqual({ rejected: true, reject_reason: 'wrong project' });
   await expect(page.getByTestId('transcript-outcome')).toHaveText('Skipped');
   const stored = await request.get(`/api/v1/clarification/${asked.pendingId}`);
   expect((await stored.json()).status).toBe('rejected');

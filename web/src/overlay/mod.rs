@@ -3,6 +3,7 @@
 //! anything is sent (W4/W4a), closed by the POST's own answer (W2/W3).
 
 mod card;
+mod decline;
 mod draft;
 
 use std::collections::HashMap;
@@ -20,6 +21,7 @@ pub use draft::Draft;
 
 use crate::api::{self, SubmitOutcome};
 use card::Card;
+use decline::Decline;
 
 /// A change to one bundle's draft.
 type Edit = Box<dyn FnOnce(&mut Draft) + Send + Sync>;
@@ -163,7 +165,9 @@ pub fn Overlay(
             Err(e) => error.set(Some(format!("Cannot send yet: {e}."))),
         }
     };
-    let skip = move || send(Submission::reject(""));
+    // Skip opens the confirmation; only its Decline sends (issue 29).
+    let declining = RwSignal::new(false);
+    let decline = Callback::new(move |reason: String| send(Submission::reject(&reason)));
     // A click or number key on an option of card `s`: recorded, then one
     // click answers a single question and a bundle moves to its next
     // unanswered card (Draft::after_pick).
@@ -338,13 +342,15 @@ pub fn Overlay(
                             }
                         })
                 }}
+                <Decline open=declining busy=submitting.into() decline=decline />
                 <div class="actions">
                     <button
                         type="button"
                         class="secondary"
                         data-testid="clarification-skip"
                         disabled=move || submitting.get()
-                        on:click=move |_| skip()
+                        aria-expanded=move || declining.get().to_string()
+                        on:click=move |_| declining.set(true)
                     >
                         "Skip"
                     </button>
