@@ -135,6 +135,31 @@ test('duplicate submit: the overlay closes and shows the winner’s answer (W3)'
   await expect(page.getByTestId('transcript-outcome')).toHaveText('Answered: PostgreSQL');
 });
 
+test('409 on an expired question says it expired, not just that it is closed (issue 29)', async ({ page, request }) => {
+  await socketDown(page);
+  const session = await newSession(request);
+  const asked = await request.post('/api/v1/clarification/request', {
+    headers: { Authorization: `Bearer ${session.agentToken}` },
+    data: {
+      session_id: session.sessionId,
+      expires_in_seconds: 1,
+      questions: [{ prompt: 'Quick?', options: [{ label: 'Yes' }, { label: 'No' }] }],
+    },
+  });
+  const pendingId = (await asked.json()).pending_id as string;
+  await page.goto(`/s/${session.sessionId}`);
+  await expect(page.getByTestId('clarification-overlay')).toBeVisible();
+  // The sweep closes it within a second or two; the page, without its
+  // socket, does not know.
+  await expect
+    .poll(async () => (await (await request.get(`/api/v1/clarification/${pendingId}`)).json()).active, {
+      timeout: 10_000,
+    })
+    .toBe(false);
+  await page.getByTestId('clarification-option').first().click();
+  await expect(page.getByTestId('clarification-inactive')).toHaveText(/^This question expired (just now|1 min ago)\.$/);
+});
+
 test('409: the session ended while the overlay was open', async ({ page, request }) => {
   await socketDown(page);
   const asked = await askOne(request);
@@ -145,7 +170,9 @@ test('409: the session ended while the overlay was open', async ({ page, request
 
   await page.getByTestId('clarification-option').first().click();
   await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
-  await expect(page.getByTestId('clarification-inactive')).toHaveText('This question is no longer active.');
+  await expect(page.getByTestId('clarification-inactive')).toHaveText(
+    "The agent's session ended before this was answered.",
+  );
   // No answer is invented: the transcript shows what the server recorded.
   await expect(page.getByTestId('transcript-outcome')).not.toContainText('SQLite');
 });

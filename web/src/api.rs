@@ -39,8 +39,57 @@ pub enum SubmitOutcome {
     Claimed(Status, Response),
     /// 200 `claimed: false`: someone else won; their answer is the truth.
     Lost(Status, Response),
-    /// 409: no longer active and nobody to report as the winner.
-    Inactive,
+    /// 409: no longer active and nobody to report as the winner; why.
+    Inactive(Closed),
+}
+
+/// Why a question could no longer be answered, as its view says.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Closed {
+    /// Its time ran out, `ago` seconds ago.
+    Expired { ago: i64 },
+    /// Its agent's session ended before anyone answered.
+    SessionEnded,
+    /// The agent withdrew it.
+    Withdrawn,
+    /// Anything else (a newer turn, or the view could not be read).
+    Other,
+}
+
+impl Closed {
+    /// What a person is told (issue 29: not just "no longer active").
+    pub fn sentence(&self) -> String {
+        match self {
+            Self::Expired { ago } if *ago < 60 => "This question expired just now.".into(),
+            Self::Expired { ago } => format!(
+                "This question expired {} ago.",
+                crate::waiting::age_text(*ago)
+            ),
+            Self::SessionEnded => "The agent's session ended before this was answered.".into(),
+            Self::Withdrawn => "The agent withdrew this question.".into(),
+            Self::Other => "This question is no longer active.".into(),
+        }
+    }
+
+    /// Read from the bundle's view, `now` in milliseconds since the epoch.
+    pub fn of(view: &api::BundleView, now: f64) -> Self {
+        use clarify_core::ViewStatus;
+        match &view.status {
+            ViewStatus::Known(Status::Cancelled) => Self::Withdrawn,
+            ViewStatus::Known(Status::Expired) => {
+                let at = js_sys::Date::parse(&view.bundle.expires_at);
+                if view.bundle.expires_at.is_empty() || at.is_nan() || at > now {
+                    Self::SessionEnded
+                } else {
+                    // Whole seconds of a span of milliseconds: exact enough.
+                    #[allow(clippy::cast_possible_truncation)]
+                    let ago = ((now - at) / 1000.0) as i64;
+                    Self::Expired { ago }
+                }
+            }
+            _ => Self::Other,
+        }
+    }
 }
 
 fn with_credentials(builder: RequestBuilder) -> RequestBuilder {
@@ -217,7 +266,38 @@ pub async fn respond(pending_id: &str, submission: &Submission) -> Result<Submit
                 Ok(SubmitOutcome::Claimed(body.status, body.response))
             }
         }
-        409 => Ok(SubmitOutcome::Inactive),
+        409 => {
+            let now = js_sys::Date::now();
+            let why = bundle(pending_id)
+                .await
+                .map_or(Closed::Other, |view| Closed::of(&view, now));
+            Ok(SubmitOutcome::Inactive(why))
+        }
         _ => Err(error_of(response).await),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Closed;
+
+    #[test]
+    fn a_closed_question_says_why() {
+        assert_eq!(
+            Closed::Expired { ago: 5 }.sentence(),
+            "This question expired just now."
+        );
+        assert_eq!(
+            Closed::Expired { ago: 180 }.sentence(),
+            "This question expired 3 min ago."
+        );
+        assert_eq!(
+            Closed::Withdrawn.sentence(),
+            "The agent withdrew this question."
+        );
+        assert_eq!(
+            Closed::Other.sentence(),
+            "This question is no longer active."
+        );
     }
 }

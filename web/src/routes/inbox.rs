@@ -21,7 +21,7 @@ pub fn InboxPage() -> impl IntoView {
     let waiting = Waiting::get();
     let open = RwSignal::new(None::<String>);
     let drafts: Drafts = RwSignal::new(HashMap::new());
-    let notice = RwSignal::new(None::<&'static str>);
+    let notice = RwSignal::new(None::<String>);
     let titles = RwSignal::new(HashMap::<String, String>::new());
     // Task titles, fetched once per task as rows appear.
     Effect::new(move || {
@@ -49,9 +49,9 @@ pub fn InboxPage() -> impl IntoView {
     let on_done = Callback::new(move |outcome: SubmitOutcome| {
         open.set(None);
         notice.set(Some(match outcome {
-            SubmitOutcome::Claimed(..) => "Answer sent.",
-            SubmitOutcome::Lost(..) => "Someone else answered first.",
-            SubmitOutcome::Inactive => "That question is no longer active.",
+            SubmitOutcome::Claimed(..) => "Answer sent.".to_owned(),
+            SubmitOutcome::Lost(..) => "Someone else answered first.".to_owned(),
+            SubmitOutcome::Inactive(why) => why.sentence(),
         }));
         waiting.load();
     });

@@ -28,7 +28,7 @@ pub fn SessionPage(session_id: String) -> impl IntoView {
     let messages = RwSignal::new(Vec::<Message>::new());
     let bundle = RwSignal::new(None::<BundleView>);
     let drafts = RwSignal::new(HashMap::new());
-    let notice = RwSignal::new(None::<(&'static str, &'static str)>);
+    let notice = RwSignal::new(None::<(&'static str, String)>);
     let load_error = RwSignal::new(None::<String>);
     let id = StoredValue::new(session_id);
 
@@ -93,7 +93,8 @@ pub fn SessionPage(session_id: String) -> impl IntoView {
                     {
                         notice.set(Some((
                             "clarification-kept",
-                            "Answer saved; the agent will pick it up when it checks again.",
+                            "Answer saved; the agent will pick it up when it checks again."
+                                .to_owned(),
                         )));
                     }
                 });
@@ -103,14 +104,11 @@ pub fn SessionPage(session_id: String) -> impl IntoView {
                 messages.update(|m| apply_winner(m, status, &response));
                 notice.set(Some((
                     "clarification-lost",
-                    "Someone else answered first; their answer is shown below.",
+                    "Someone else answered first; their answer is shown below.".to_owned(),
                 )));
             }
-            SubmitOutcome::Inactive => {
-                notice.set(Some((
-                    "clarification-inactive",
-                    "This question is no longer active.",
-                )));
+            SubmitOutcome::Inactive(why) => {
+                notice.set(Some(("clarification-inactive", why.sentence())));
                 load();
             }
         }
