@@ -106,13 +106,24 @@ impl AnsweredBy {
 
 impl AnsweredBy {
     /// "Answered by alice in the browser, 4 min after it was asked", given
-    /// the seconds between the ask and the answer.
+    /// the seconds between the ask and the answer. Without auth nobody is
+    /// named, and the sentence says so by naming no one ("Answered in the
+    /// browser"), not "by anonymous" (issue 29).
     #[must_use]
     pub fn describe(&self, after_seconds: i64) -> String {
+        self.describe_as("Answered", after_seconds)
+    }
+
+    /// [`AnsweredBy::describe`] with another verb: "Declined by alice in
+    /// the browser, …" for a bundle declined (issue 29: not "Answered").
+    #[must_use]
+    pub fn describe_as(&self, verb: &str, after_seconds: i64) -> String {
         let mut text = if self.channel == Channel::Expiry.as_str() {
             String::from("Nobody answered: the defaults were chosen")
+        } else if self.user == ANONYMOUS || self.user.is_empty() {
+            String::from(verb)
         } else {
-            alloc::format!("Answered by {}", self.user)
+            alloc::format!("{verb} by {}", self.user)
         };
         let channel = Channel::phrase(&self.channel);
         if !channel.is_empty() && self.channel != Channel::Expiry.as_str() {
@@ -192,7 +203,12 @@ mod tests {
         let by = AnsweredBy::new("anonymous", Channel::Mcp, "claude-code");
         assert_eq!(
             by.describe(5),
-            "Answered by anonymous over MCP (claude-code), 5 s after it was asked"
+            "Answered over MCP (claude-code), 5 s after it was asked"
+        );
+        let by = AnsweredBy::new("bob", Channel::Browser, "");
+        assert_eq!(
+            by.describe_as("Declined", 5),
+            "Declined by bob in the browser, 5 s after it was asked"
         );
     }
 

@@ -223,6 +223,10 @@ test('Skip asks first, then declines the bundle with the reason given (issue 29)
   // The reason travels with the decline (a replay shows "" by R2b).
   expect(sent[0].postDataJSON()).toEqual({ rejected: true, reject_reason: 'wrong project' });
   await expect(page.getByTestId('transcript-outcome')).toHaveText('Skipped');
+  // Declined, not "Answered by anonymous" (issue 29).
+  await expect(page.getByTestId('transcript-provenance')).toHaveText(
+    /^Declined in the browser, \d+ s after it was asked$/,
+  );
   const stored = await request.get(`/api/v1/clarification/${asked.pendingId}`);
   expect((await stored.json()).status).toBe('rejected');
 });

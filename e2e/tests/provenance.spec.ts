@@ -7,7 +7,7 @@ test('the transcript says the answer came from the browser, and how long after t
   await page.goto(`/s/${asked.sessionId}`);
   await page.getByTestId('clarification-option').first().click();
   await expect(page.getByTestId('transcript-provenance')).toHaveText(
-    /^Answered by anonymous in the browser, \d+ s after it was asked$/,
+    /^Answered in the browser, \d+ s after it was asked$/,
   );
   const view = await (await request.get(`/api/v1/clarification/${asked.pendingId}`)).json();
   expect(view.answered_by).toEqual({ user: 'anonymous', channel: 'browser', client: '' });

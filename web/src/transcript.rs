@@ -116,7 +116,8 @@ pub fn Transcript(
                                         .as_ref()
                                         .filter(|_| status == "answered" || status == "rejected")
                                         .map(|by| {
-                                            let line = by.describe(seconds_between(&m.created_at, &m.updated_at));
+                                            let verb = if status == "rejected" { "Declined" } else { "Answered" };
+                                            let line = by.describe_as(verb, seconds_between(&m.created_at, &m.updated_at));
                                             view! { <p class="provenance" data-testid="transcript-provenance">{line}</p> }
                                         })}
                                 </li>
