@@ -231,6 +231,20 @@ test('Skip asks first, then declines the bundle with the reason given (issue 29)
   expect((await stored.json()).status).toBe('rejected');
 });
 
+test('Escape folds the overlay away even once focus has left it (issue 29)', async ({ page, request }) => {
+  const asked = await askOne(request);
+  await page.goto(`/s/${asked.sessionId}`);
+  await expect(page.getByTestId('clarification-overlay')).toBeVisible();
+  // Focus leaves the overlay: a click on the page's empty margin.
+  await page.mouse.click(2, 400);
+  await expect(page.getByTestId('clarification-overlay').locator(':focus')).toHaveCount(0);
+  const sent = posts(page);
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
+  await expect(page.getByTestId('clarification-expand')).toBeVisible();
+  expect(sent).toHaveLength(0);
+});
+
 test('Escape only collapses: no request, and the draft survives', async ({ page, request }) => {
   const asked = await askOne(request);
   await page.goto(`/s/${asked.sessionId}`);

@@ -182,6 +182,14 @@ pub fn Overlay(
     };
     let can_submit =
         move || !submitting.get() && !over.get() && answered.get() == count && count > 0;
+    // Escape folds the overlay away from anywhere on the page, also once
+    // focus has left it (issue 29); inside it, `on_key` has done so first.
+    let escape = window_event_listener(leptos::ev::keydown, move |ev| {
+        if ev.key() == "Escape" && !ev.default_prevented() && !collapsed.get_untracked() {
+            collapse();
+        }
+    });
+    on_cleanup(move || escape.remove());
 
     let on_key = move |ev: web_sys::KeyboardEvent| {
         let in_text = ev
