@@ -39,6 +39,21 @@ export async function ask(
   return (await response.json()).pending_id as string;
 }
 
+/** One question that expires in `seconds`, on a session of its own. */
+export async function askExpiring(request: APIRequestContext, seconds: number): Promise<Asked> {
+  const session = await newSession(request);
+  const response = await request.post('/api/v1/clarification/request', {
+    headers: { Authorization: `Bearer ${session.agentToken}` },
+    data: {
+      session_id: session.sessionId,
+      expires_in_seconds: seconds,
+      questions: [{ prompt: 'Quick?', options: [{ label: 'Yes' }, { label: 'No' }] }],
+    },
+  });
+  if (response.status() !== 201) throw new Error(`ask: ${response.status()} ${await response.text()}`);
+  return { ...session, pendingId: (await response.json()).pending_id as string };
+}
+
 export async function askOne(request: APIRequestContext, prompt = 'Which database?'): Promise<Asked> {
   const session = await newSession(request);
   const pendingId = await ask(request, session, [

@@ -1,21 +1,7 @@
 // Issue 18, expiry in the browser: a countdown while the question waits,
 // and when its time is up it closes as timed out.
 import { test, expect } from '../fixtures';
-import { newSession } from '../helpers';
-
-async function askExpiring(request: import('@playwright/test').APIRequestContext, seconds: number) {
-  const session = await newSession(request);
-  const response = await request.post('/api/v1/clarification/request', {
-    headers: { Authorization: `Bearer ${session.agentToken}` },
-    data: {
-      session_id: session.sessionId,
-      expires_in_seconds: seconds,
-      questions: [{ prompt: 'Quick?', options: [{ label: 'Yes' }, { label: 'No' }] }],
-    },
-  });
-  expect(response.status()).toBe(201);
-  return { ...session, pendingId: (await response.json()).pending_id as string };
-}
+import { askExpiring, newSession } from '../helpers';
 
 test('a countdown shows in the overlay and the inbox', async ({ page, request }) => {
   const asked = await askExpiring(request, 600);

@@ -2,7 +2,7 @@
 // made through the UI and checked through the API (W1–W4a).
 import type { Page, Request } from '@playwright/test';
 import { test, expect } from '../fixtures';
-import { ask, askOne, newSession } from '../helpers';
+import { ask, askExpiring, askOne, newSession } from '../helpers';
 
 /** Records every POST the page sends from now on. */
 function posts(page: Page): Request[] {
@@ -137,17 +137,8 @@ test('duplicate submit: the overlay closes and shows the winner’s answer (W3)'
 
 test('409 on an expired question says it expired, not just that it is closed (issue 29)', async ({ page, request }) => {
   await socketDown(page);
-  const session = await newSession(request);
-  const asked = await request.post('/api/v1/clarification/request', {
-    headers: { Authorization: `Bearer ${session.agentToken}` },
-    data: {
-      session_id: session.sessionId,
-      expires_in_seconds: 1,
-      questions: [{ prompt: 'Quick?', options: [{ label: 'Yes' }, { label: 'No' }] }],
-    },
-  });
-  const pendingId = (await asked.json()).pending_id as string;
-  await page.goto(`/s/${session.sessionId}`);
+  const { sessionId, pendingId } = await askExpiring(request, 1);
+  await page.goto(`/s/${sessionId}`);
   await expect(page.getByTestId('clarification-overlay')).toBeVisible();
   // The sweep closes it within a second or two; the page, without its
   // socket, does not know.

@@ -397,12 +397,15 @@ async fn browser_login_sets_an_httponly_cookie_and_logout_ends_it() {
     let server = auth_server().await;
     let alice = server.token("alice").await;
     let client = reqwest::Client::new();
-    let login = client
-        .post(server.url("/api/v1/auth/login"))
-        .json(&json!({"token": alice}))
-        .send()
-        .await
-        .unwrap();
+    let log_in = async |token: &str| {
+        client
+            .post(server.url("/api/v1/auth/login"))
+            .json(&json!({"token": token}))
+            .send()
+            .await
+            .unwrap()
+    };
+    let login = log_in(&alice).await;
     assert_eq!(login.status(), 200);
     let cookie = login.headers()["set-cookie"].to_str().unwrap().to_owned();
     assert!(
@@ -445,12 +448,7 @@ async fn browser_login_sets_an_httponly_cookie_and_logout_ends_it() {
     // Issue 29: what was pasted is said apart from a token unknown here,
     // and both say how to get one.
     let refused = async |token: &str| {
-        let bad = client
-            .post(server.url("/api/v1/auth/login"))
-            .json(&json!({"token": token}))
-            .send()
-            .await
-            .unwrap();
+        let bad = log_in(token).await;
         assert_eq!(bad.status(), 401, "{token}");
         let body: Value = bad.json().await.unwrap();
         let said = body["error"].as_str().unwrap().to_owned();

@@ -110,6 +110,20 @@ pub struct Lent<'a> {
     _permit: SemaphorePermit<'a>,
 }
 
+impl Deref for Lent<'_> {
+    type Target = AnyConnection;
+
+    fn deref(&self) -> &AnyConnection {
+        self.conn.as_ref().expect("lent until dropped")
+    }
+}
+
+impl DerefMut for Lent<'_> {
+    fn deref_mut(&mut self) -> &mut AnyConnection {
+        self.conn.as_mut().expect("lent until dropped")
+    }
+}
+
 impl Drop for Lent<'_> {
     fn drop(&mut self) {
         if let Some(conn) = self.conn.take() {
@@ -135,7 +149,7 @@ impl Deref for ReadConnection<'_> {
     fn deref(&self) -> &AnyConnection {
         match self {
             Self::Pooled(conn) => conn,
-            Self::Lent(lent) => lent.conn.as_ref().expect("lent until dropped"),
+            Self::Lent(lent) => lent,
         }
     }
 }
@@ -144,7 +158,7 @@ impl DerefMut for ReadConnection<'_> {
     fn deref_mut(&mut self) -> &mut AnyConnection {
         match self {
             Self::Pooled(conn) => conn,
-            Self::Lent(lent) => lent.conn.as_mut().expect("lent until dropped"),
+            Self::Lent(lent) => lent,
         }
     }
 }
@@ -166,8 +180,7 @@ impl<'c> Executor<'c> for &'c Reader {
             // are bounded pages.
             Inner::Lent(lender) => stream::once(async move {
                 let mut lent = lender.lend().await?;
-                let conn = lent.conn.as_mut().expect("lent until dropped");
-                conn.fetch_many(query).try_collect::<Vec<_>>().await
+                (&mut *lent).fetch_many(query).try_collect::<Vec<_>>().await
             })
             .map_ok(|items| stream::iter(items.into_iter().map(Ok)))
             .try_flatten()
@@ -184,8 +197,7 @@ impl<'c> Executor<'c> for &'c Reader {
             Inner::Pool(pool) => pool.fetch_optional(query),
             Inner::Lent(lender) => Box::pin(async move {
                 let mut lent = lender.lend().await?;
-                let conn = lent.conn.as_mut().expect("lent until dropped");
-                conn.fetch_optional(query).await
+                (&mut *lent).fetch_optional(query).await
             }),
         }
     }
@@ -202,8 +214,7 @@ impl<'c> Executor<'c> for &'c Reader {
             Inner::Pool(pool) => pool.prepare_with(sql, parameters),
             Inner::Lent(lender) => Box::pin(async move {
                 let mut lent = lender.lend().await?;
-                let conn = lent.conn.as_mut().expect("lent until dropped");
-                conn.prepare_with(sql, parameters).await
+                (&mut *lent).prepare_with(sql, parameters).await
             }),
         }
     }
