@@ -65,6 +65,9 @@ pub fn message(message: &mut Message) {
         .filter(|(_, text, _)| !text.is_empty())
         .map(|(key, text, render)| (key.to_owned(), Value::String(render(&text))))
         .collect();
+    // Whatever the row held under that key is never what the browser
+    // inserts as HTML: only what was rendered here.
+    meta.remove("html");
     if !html.is_empty() {
         meta.insert("html".into(), Value::Object(html));
     }
@@ -284,6 +287,15 @@ mod tests {
         .unwrap();
         super::message(&mut plain);
         assert!(plain.metadata.get("html").is_none());
+        // HTML the row held itself is never passed on as rendered.
+        let mut forged: clarify_core::api::Message = serde_json::from_value(serde_json::json!({
+            "id": "m", "task_session_id": "s", "type": "clarification_request",
+            "created_at": "", "updated_at": "",
+            "metadata": {"question": {"prompt": ""}, "html": {"prompt": "<img src=x onerror=alert(1)>"}}
+        }))
+        .unwrap();
+        super::message(&mut forged);
+        assert!(forged.metadata.get("html").is_none(), "{}", forged.metadata);
     }
 
     #[test]
