@@ -179,11 +179,36 @@ async fn a_workspace_owner_adds_a_webhook_for_that_workspace_only() {
             "webhook_url",
         ),
         (json!({"webhook_url": sink.url(), "extra": 1}), 422, "extra"),
+        // Found by Schemathesis: the URL parser would percent-encode an
+        // inner space and store some other URL than the one pasted.
+        (
+            json!({"webhook_url": "\u{2002}http://example.com/x?a!\u{2002}*"}),
+            400,
+            "webhook_url: '\\u{2002}' is not allowed",
+        ),
+        (
+            json!({"webhook_url": "http://example.com/a b"}),
+            400,
+            "webhook_url: ' ' is not allowed",
+        ),
+        (
+            json!({"webhook_url": "http://exämple.com/"}),
+            400,
+            "webhook_url: 'ä' is not allowed",
+        ),
     ] {
         let (status, body) = owner.put(&path, &bad).await;
         assert_eq!(status, code, "{bad}: {body}");
         assert!(body["error"].as_str().unwrap().contains(why), "{body}");
     }
+    // Surrounding white space is trimmed, not refused.
+    let padded = json!({"webhook_url": format!(" \t{}\u{2002}\n", sink.url())});
+    let (status, body) = owner.put(&path, &padded).await;
+    assert_eq!(
+        (status, &body["webhook_url"]),
+        (200, &json!(sink.url())),
+        "{body}"
+    );
     let (status, body) = owner.put(&path, &set).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(

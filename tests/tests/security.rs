@@ -181,6 +181,9 @@ async fn under_auth_webhooks_reach_no_internal_address_unless_the_operator_allow
         "http://[::ffff:0:127.0.0.1]/".to_owned(),
         "http://[64:ff9b:1::7f00:1]/".to_owned(),
         "http://[2002:7f00:1::]/".to_owned(),
+        // Not a URL as written: the parser would trim or encode these.
+        " http://example.com/".to_owned(),
+        "http://example.com/\u{3000}x".to_owned(),
     ] {
         let (status, body) = user
             .post(&sessions, &json!({"resume": {"webhook_url": url}}))

@@ -38,10 +38,7 @@ pub async fn run(command: WorkspaceCommand) -> Result<(), String> {
     } = command;
     let url = url.as_deref().map(str::trim).filter(|u| !u.is_empty());
     if let Some(url) = url {
-        let parsed = reqwest::Url::parse(url).map_err(|e| format!("URL: {e}"))?;
-        if !matches!(parsed.scheme(), "http" | "https") {
-            return Err("URL: must be an http:// or https:// URL".into());
-        }
+        crate::lifecycle::resume::parse_webhook_url("URL", url)?;
     }
     let db = database.open().await?;
     workspaces::get(db.pool(), &workspace_id)

@@ -17,7 +17,7 @@ use serde::Serialize;
 pub use clarify_core::api::ResumeTarget;
 pub use command::{AllowedCommands, COMMAND_CONCURRENCY, COMMAND_TIMEOUT};
 pub use network::WebhookNetworks;
-pub use webhook::{Sent, WEBHOOK_TIMEOUT, Webhooks};
+pub use webhook::{Sent, WEBHOOK_TIMEOUT, Webhooks, parse_url as parse_webhook_url};
 
 /// What resume targets may do here, and the client webhooks go through.
 #[derive(Debug, Clone)]

@@ -104,10 +104,7 @@ impl Webhooks {
     /// # Errors
     /// A message naming `field`.
     pub fn check(&self, field: &str, url: &str) -> Result<(), String> {
-        let url = reqwest::Url::parse(url)
-            .ok()
-            .filter(|u| matches!(u.scheme(), "http" | "https"))
-            .ok_or_else(|| format!("{field}: must be an http:// or https:// URL"))?;
+        let url = parse_url(field, url)?;
         if literal_admitted(&self.networks, &url) {
             Ok(())
         } else {
@@ -220,4 +217,25 @@ impl Webhooks {
             }
         }
     }
+}
+
+/// Parses a webhook URL as a caller wrote it: `http` or `https`, and only
+/// printable ASCII. The URL parser would quietly drop or percent-encode a
+/// space, a tab or a non-ASCII letter, so a pasted URL with stray text in
+/// it would be stored as some other URL; it is refused instead, and the
+/// OpenAPI document's pattern says the same.
+///
+/// # Errors
+/// A message naming `field`.
+pub fn parse_url(field: &str, url: &str) -> Result<reqwest::Url, String> {
+    if let Some(c) = url.chars().find(|c| !matches!(c, '!'..='~')) {
+        return Err(format!(
+            "{field}: {c:?} is not allowed in a URL (printable ASCII only, no spaces; \
+             percent-encode anything else)"
+        ));
+    }
+    reqwest::Url::parse(url)
+        .ok()
+        .filter(|u| matches!(u.scheme(), "http" | "https"))
+        .ok_or_else(|| format!("{field}: must be an http:// or https:// URL"))
 }
