@@ -13,13 +13,18 @@ export interface Server {
 
 export const binary = process.env.CLARIFY_BIN ?? resolve(__dirname, '../target/debug/clarify');
 
-/** Starts `clarify serve` (with `extraArgs`) on the SQLite file in `dir`. */
+/**
+ * Starts `clarify serve` (with `extraArgs`) on the SQLite file in `dir`,
+ * listening on `listen` (a free port unless a test restarts a server where
+ * its pages still are).
+ */
 export async function startServer(
   extraArgs: string[] = [],
   dir = mkdtempSync(join(tmpdir(), 'clarify-e2e-')),
+  listen = '127.0.0.1:0',
 ): Promise<{ server: Server; child: ChildProcess; dir: string }> {
   // The tests' sessions resume through /bin/true: the one program allowed.
-  const args = ['serve', '--listen', '127.0.0.1:0', '--allow-resume-command', '/bin/true'];
+  const args = ['serve', '--listen', listen, '--allow-resume-command', '/bin/true'];
   const child = spawn(binary, [...args, ...extraArgs], {
     cwd: dir,
     env: { ...process.env, CLARIFY_DATABASE_URL: `sqlite://${join(dir, 'clarify.db')}` },

@@ -17,6 +17,8 @@ pub enum ApiError {
     Unauthorized,
     /// 404 (or 405 for a route this server lacks).
     NotFound,
+    /// The request never reached the server (it is down, or the network is).
+    Offline,
     /// Anything else, with a message to show.
     Other(String),
 }
@@ -27,6 +29,9 @@ impl ApiError {
         match self {
             Self::Unauthorized => "You are not logged in.".into(),
             Self::NotFound => "Not found.".into(),
+            // Plain words: the browser's `TypeError: Failed to fetch` tells
+            // a person nothing (issue 29).
+            Self::Offline => "The server cannot be reached right now.".into(),
             Self::Other(m) => m.clone(),
         }
     }
@@ -114,15 +119,24 @@ async fn error_of(response: gloo_net::http::Response) -> ApiError {
     }
 }
 
-fn network(e: &gloo_net::Error) -> ApiError {
-    ApiError::Other(format!("Cannot reach the server ({e})."))
+/// A request that got no HTTP answer at all: the banner goes up.
+fn network(_: gloo_net::Error) -> ApiError {
+    crate::connection::lose();
+    ApiError::Offline
+}
+
+/// Any HTTP answer, even an error, means the server is there.
+fn reached(response: gloo_net::http::Response) -> gloo_net::http::Response {
+    crate::connection::found();
+    response
 }
 
 async fn get<T: DeserializeOwned>(path: &str) -> Result<T, ApiError> {
     let response = with_credentials(Request::get(&format!("{BASE}{path}")))
         .send()
         .await
-        .map_err(|e| network(&e))?;
+        .map(reached)
+        .map_err(network)?;
     if !response.ok() {
         let error = error_of(response).await;
         // An expired or revoked cookie: the login page is the way back.
@@ -159,7 +173,8 @@ async fn post(
         .map_err(|e| ApiError::Other(e.to_string()))?
         .send()
         .await
-        .map_err(|e| network(&e))
+        .map(reached)
+        .map_err(network)
 }
 
 /// One page of the tasks the caller can see, oldest first.

@@ -3,6 +3,7 @@
 //! clarification overlay for its active bundle.
 
 mod api;
+mod connection;
 mod expiry;
 mod html;
 mod json;
@@ -102,6 +103,7 @@ pub fn App() -> impl IntoView {
                 _ => ().into_any(),
             }}
         </header>
+        <connection::Banner />
         <main>{page}</main>
     }
 }

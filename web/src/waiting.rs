@@ -87,6 +87,8 @@ impl Waiting {
                     self.error.set(None);
                     self.loaded.set(true);
                 }
+                // Out of reach: the banner says so, once, for every page.
+                Err(api::ApiError::Offline) => {}
                 Err(e) => self.error.set(Some(e.message())),
             }
         });

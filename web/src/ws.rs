@@ -141,6 +141,7 @@ fn connect(listener: &Rc<Listener>, attempt: u32, dropped: bool) {
     let handler = listener.handler.clone();
     let on_open = Closure::<dyn FnMut()>::new(move || {
         flag.set(true);
+        crate::connection::found();
         if dropped {
             handler(resync());
         }
@@ -151,6 +152,7 @@ fn connect(listener: &Rc<Listener>, attempt: u32, dropped: bool) {
     let on_close = Closure::<dyn FnMut()>::new(move || {
         // Only schedules: this handler's own connection is replaced later,
         // never dropped while it runs.
+        crate::connection::lose();
         if let Some(listener) = weak.upgrade() {
             let next = if opened.get() { 0 } else { attempt + 1 };
             retry(&listener, next, true);
@@ -167,8 +169,9 @@ fn connect(listener: &Rc<Listener>, attempt: u32, dropped: bool) {
 }
 
 fn retry(listener: &Rc<Listener>, attempt: u32, dropped: bool) {
-    // 0.5 s doubling up to 30 s: quick after a blip, gentle during an outage.
-    let delay = 500u64.saturating_mul(1 << attempt.min(6)).min(30_000);
+    // 0.5 s doubling up to 8 s: quick after a blip, gentle during an
+    // outage, and the offline banner goes within 8 s of the server's return.
+    let delay = 500u64.saturating_mul(1 << attempt.min(4)).min(8_000);
     let weak = Rc::downgrade(listener);
     set_timeout(
         move || {

@@ -74,6 +74,17 @@ pub fn Overlay(
     let over = Memo::new(move |_| draft.with(Draft::over_limit));
     let submitting = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
+    // The error only said the server was out of reach: cleared when it is
+    // back, since the draft is still here to send (issue 29).
+    let unreachable = RwSignal::new(false);
+    Effect::new(move |seen: Option<u64>| {
+        let now = crate::connection::returns();
+        if seen.is_some_and(|s| s != now) && unreachable.get_untracked() {
+            unreachable.set(false);
+            error.set(None);
+        }
+        now
+    });
     let root: NodeRef<html::Section> = NodeRef::new();
 
     // Focus moves into the overlay when it opens, so keys work at once.
@@ -137,6 +148,7 @@ pub fn Overlay(
         }
         submitting.set(true);
         error.set(None);
+        unreachable.set(false);
         let pid = key.get_value();
         spawn_local(async move {
             match api::respond(&pid, &submission).await {
@@ -144,8 +156,17 @@ pub fn Overlay(
                     draft::forget(&pid);
                     on_done.run(outcome);
                 }
-                Err(e) => {
+                Err(api::ApiError::Offline) => {
                     // The overlay stays answerable: nothing was settled.
+                    error.set(Some(
+                        "Your answer was not sent: the server cannot be reached right now. \
+                         It is kept here; send it again once the connection is back."
+                            .to_owned(),
+                    ));
+                    unreachable.set(true);
+                    submitting.set(false);
+                }
+                Err(e) => {
                     error.set(Some(format!("Your answer was not sent. {}", e.message())));
                     submitting.set(false);
                 }

@@ -58,6 +58,8 @@ pub fn SessionPage(session_id: String) -> impl IntoView {
                         bundle.set(active);
                     }
                 }
+                // Out of reach: the banner says so; the return reloads.
+                Err(api::ApiError::Offline) => {}
                 Err(e) => load_error.set(Some(e.message())),
             }
         });
