@@ -137,14 +137,16 @@ test('duplicate submit: the overlay closes and shows the winner’s answer (W3)'
 
 test('409 on an expired question says it expired, not just that it is closed (issue 29)', async ({ page, request }) => {
   await socketDown(page);
-  const { sessionId, pendingId } = await askExpiring(request, 1);
+  // Time enough for the page to load on a busy machine (with 1 s, the
+  // question was once gone before the overlay could show).
+  const { sessionId, pendingId } = await askExpiring(request, 4);
   await page.goto(`/s/${sessionId}`);
   await expect(page.getByTestId('clarification-overlay')).toBeVisible();
   // The sweep closes it within a second or two; the page, without its
   // socket, does not know.
   await expect
     .poll(async () => (await (await request.get(`/api/v1/clarification/${pendingId}`)).json()).active, {
-      timeout: 10_000,
+      timeout: 15_000,
     })
     .toBe(false);
   await page.getByTestId('clarification-option').first().click();

@@ -62,13 +62,14 @@ async fn serves_the_overlay_and_its_wasm() {
     server.stop().await;
 }
 
-/// The wasm module's budget as sent: what it measures today (226,154 B
-/// gzip, 180,496 B brotli with wasm-opt, since the server renders the
-/// Markdown and the browser's own `JSON` parses: issue 31 item 4) plus a
-/// few per cent, so that growth is a decision, not an accident. Issue 31
-/// asks for 200,000 B gzip; Leptos and serde over the shared wire types
-/// are most of what remains (docs/MEASURED.md, "Issue 31").
-const BUDGET: [(&str, usize); 2] = [("br", 190_000), ("gzip", 235_000)];
+/// The wasm module's budget as sent, so that growth is a decision, not an
+/// accident. It measured 226,154 B gzip (180,496 B brotli) once the server
+/// rendered the Markdown and the browser's own `JSON` parsed (issue 31
+/// item 4); issue 29's inbox then bought what a person sees for about
+/// 11 KB: the offline banner 1.4 KB, the form kept when someone else
+/// answers 5 KB (docs/MEASURED.md). Issue 31 asks for 200,000 B gzip;
+/// Leptos and serde over the shared wire types are most of what remains.
+const BUDGET: [(&str, usize); 2] = [("br", 194_000), ("gzip", 242_000)];
 
 #[tokio::test]
 async fn the_wasm_is_sent_precompressed_and_within_its_budget() {

@@ -1,7 +1,7 @@
 //! A session's transcript: agent messages as text, clarification questions
 //! with their outcome as the server recorded it.
 
-use clarify_core::{ClarificationMetadata, Response, Status};
+use clarify_core::{ClarificationMetadata, Question, Response, Status};
 use leptos::prelude::*;
 use serde_json::{Value, json};
 
@@ -17,23 +17,15 @@ fn outcome(meta: &ClarificationMetadata, active: Option<&str>) -> (String, &'sta
             let Some(answer) = &meta.response else {
                 return ("Answered".into(), "answered");
             };
-            let mut parts: Vec<String> = answer
-                .selected_options
-                .iter()
-                .map(|id| {
-                    meta.question
-                        .option_label(id)
-                        .unwrap_or(id.as_str())
-                        .to_owned()
-                })
-                .collect();
-            if !answer.custom_text.is_empty() {
-                parts.push(format!("“{}”", answer.custom_text));
-            }
-            if parts.is_empty() {
+            let words = answer_words(
+                &meta.question,
+                &answer.selected_options,
+                &answer.custom_text,
+            );
+            if words.is_empty() {
                 ("Answered (no specific answer)".into(), "answered")
             } else {
-                (format!("Answered: {}", parts.join(", ")), "answered")
+                (format!("Answered: {words}"), "answered")
             }
         }
         Some(Status::Rejected) => ("Skipped".into(), "rejected"),
@@ -46,8 +38,21 @@ fn outcome(meta: &ClarificationMetadata, active: Option<&str>) -> (String, &'sta
     }
 }
 
+/// An answer to `question` as a person reads it: the chosen labels, then
+/// the words in quotes ("PostgreSQL, “only for reads”"); empty for none.
+pub fn answer_words(question: &Question, selected: &[String], text: &str) -> String {
+    let mut parts: Vec<String> = selected
+        .iter()
+        .map(|id| question.option_label(id).unwrap_or(id.as_str()).to_owned())
+        .collect();
+    if !text.is_empty() {
+        parts.push(format!("“{text}”"));
+    }
+    parts.join(", ")
+}
+
 /// Seconds from one RFC 3339 instant to another (0 when unreadable).
-fn seconds_between(from: &str, to: &str) -> i64 {
+pub fn seconds_between(from: &str, to: &str) -> i64 {
     let (from, to) = (js_sys::Date::parse(from), js_sys::Date::parse(to));
     if from.is_nan() || to.is_nan() {
         return 0;

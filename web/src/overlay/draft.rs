@@ -17,6 +17,10 @@ pub struct Draft {
     /// reloads: a reloaded page shows the question again.
     #[serde(skip)]
     pub collapsed: bool,
+    /// Its submit is in flight: what settles it now is this page's own
+    /// answer, not someone else's (`overtaken`).
+    #[serde(skip)]
+    pub sending: bool,
 }
 
 impl Draft {
@@ -27,6 +31,7 @@ impl Draft {
             selected: vec![Vec::new(); count],
             text: vec![String::new(); count],
             collapsed: false,
+            sending: false,
         }
     }
 

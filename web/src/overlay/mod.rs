@@ -5,6 +5,7 @@
 mod card;
 mod decline;
 mod draft;
+mod overtaken;
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -18,6 +19,7 @@ use wasm_bindgen::JsCast;
 
 use draft::AfterPick;
 pub use draft::Draft;
+pub use overtaken::{Overtaken, OvertakenCard, overtaken};
 
 use crate::api::{self, SubmitOutcome};
 use card::Card;
@@ -150,11 +152,15 @@ pub fn Overlay(
         error.set(None);
         unreachable.set(false);
         let pid = key.get_value();
+        edit(Box::new(|d| d.sending = true));
         spawn_local(async move {
             match api::respond(&pid, &submission).await {
                 Ok(outcome) => {
                     draft::forget(&pid);
                     on_done.run(outcome);
+                    drafts.update(|m| {
+                        m.remove(&pid);
+                    });
                 }
                 Err(api::ApiError::Offline) => {
                     // The overlay stays answerable: nothing was settled.
@@ -165,10 +171,12 @@ pub fn Overlay(
                     ));
                     unreachable.set(true);
                     submitting.set(false);
+                    edit(Box::new(|d| d.sending = false));
                 }
                 Err(e) => {
                     error.set(Some(format!("Your answer was not sent. {}", e.message())));
                     submitting.set(false);
+                    edit(Box::new(|d| d.sending = false));
                 }
             }
         });

@@ -12,7 +12,7 @@ use super::tasks::TaskList;
 use crate::api::{self, SubmitOutcome};
 use crate::expiry::Countdown;
 use crate::notify::NotifyButton;
-use crate::overlay::{Drafts, Overlay};
+use crate::overlay::{Drafts, Overlay, Overtaken, OvertakenCard, overtaken};
 use crate::waiting::{Waiting, age_text};
 
 /// The inbox, then the task list.
@@ -46,6 +46,29 @@ pub fn InboxPage() -> impl IntoView {
             });
         }
     });
+    // A bundle with a draft that left the list was settled elsewhere (or
+    // closed): the draft stays readable, and who answered is said.
+    let settled = RwSignal::new(None::<Overtaken>);
+    Effect::new(move || {
+        let gone: Vec<String> = waiting.bundles.with(|list| {
+            drafts.with_untracked(|m| {
+                m.keys()
+                    .filter(|id| !list.iter().any(|b| &b.pending_id == *id))
+                    .cloned()
+                    .collect()
+            })
+        });
+        for id in gone {
+            spawn_local(async move {
+                if let Some(o) = overtaken(&id, drafts).await {
+                    if open.get_untracked().as_ref() == Some(&id) {
+                        open.set(None);
+                    }
+                    settled.set(Some(o));
+                }
+            });
+        }
+    });
     let on_done = Callback::new(move |outcome: SubmitOutcome| {
         open.set(None);
         notice.set(Some(match outcome {
@@ -66,6 +89,14 @@ pub fn InboxPage() -> impl IntoView {
             <div role="status">
                 {move || notice.get().map(|text| view! { <p class="notice" data-testid="inbox-notice">{text}</p> })}
             </div>
+            // The latest one: a person reads one at a time.
+            {move || {
+                settled
+                    .get()
+                    .map(|o| {
+                        view! { <OvertakenCard overtaken=o dismiss=Callback::new(move |()| settled.set(None)) /> }
+                    })
+            }}
             <Show when=move || waiting.loaded.get() && waiting.bundles.with(Vec::is_empty)>
                 <div data-testid="inbox-empty">
                     <p>"Nothing is waiting for you."</p>

@@ -10,7 +10,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::api::{self, SubmitOutcome};
-use crate::overlay::Overlay;
+use crate::overlay::{Overlay, Overtaken, OvertakenCard, overtaken};
 use crate::transcript::{Transcript, apply_winner};
 use crate::ws;
 
@@ -30,6 +30,7 @@ pub fn SessionPage(session_id: String) -> impl IntoView {
     let drafts = RwSignal::new(HashMap::new());
     let notice = RwSignal::new(None::<(&'static str, String)>);
     let load_error = RwSignal::new(None::<String>);
+    let settled = RwSignal::new(None::<Overtaken>);
     let id = StoredValue::new(session_id);
 
     // Loads can overlap (socket events, a submit's outcome); only the newest
@@ -55,7 +56,20 @@ pub fn SessionPage(session_id: String) -> impl IntoView {
                     // Re-mounting the overlay would steal focus; only a
                     // different bundle (or a change in it) replaces it.
                     if bundle.get_untracked() != active {
+                        let gone = bundle
+                            .with_untracked(|b| b.as_ref().map(|b| b.bundle.pending_id.clone()))
+                            .filter(|old| {
+                                active.as_ref().is_none_or(|a| &a.bundle.pending_id != old)
+                            });
                         bundle.set(active);
+                        // Settled elsewhere mid-answer: say so, keep the draft.
+                        if let Some(old) = gone {
+                            spawn_local(async move {
+                                if let Some(o) = overtaken(&old, drafts).await {
+                                    settled.set(Some(o));
+                                }
+                            });
+                        }
                     }
                 }
                 // Out of reach: the banner says so; the return reloads.
@@ -79,6 +93,7 @@ pub fn SessionPage(session_id: String) -> impl IntoView {
         // What the POST said is newer than any load still in flight.
         generation.update_value(|g| *g += 1);
         bundle.set(None);
+        settled.set(None);
         match outcome {
             SubmitOutcome::Claimed(status, response) => {
                 // The body is the server's record, so the transcript is right
@@ -134,6 +149,13 @@ pub fn SessionPage(session_id: String) -> impl IntoView {
             messages=messages
             active=Signal::derive(move || bundle.with(|b| b.as_ref().map(|b| b.bundle.pending_id.clone())))
         />
+        {move || {
+            settled
+                .get()
+                .map(|o| {
+                    view! { <OvertakenCard overtaken=o dismiss=Callback::new(move |()| settled.set(None)) /> }
+                })
+        }}
         {move || {
             bundle
                 .get()
