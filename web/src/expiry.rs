@@ -17,6 +17,16 @@ pub fn expiry_text(seconds_left: i64) -> String {
     }
 }
 
+/// How near the end is: `""`, then `"soon"` under 5 minutes and `"urgent"`
+/// under 1 (issue 29: amber, then red).
+pub fn urgency(seconds_left: i64) -> &'static str {
+    match seconds_left {
+        s if s < 60 => "urgent",
+        s if s < 300 => "soon",
+        _ => "",
+    }
+}
+
 /// When `at` (RFC 3339) is, in the milliseconds [`Countdown`] takes.
 pub fn deadline(at: &str) -> f64 {
     js_sys::Date::parse(at)
@@ -33,13 +43,26 @@ pub fn Countdown(deadline: f64) -> impl IntoView {
             handle.clear();
         }
     });
-    let text = move || expiry_text(((deadline - now.get()) / 1000.0).ceil() as i64);
-    view! { <span class="expiry" data-testid="clarification-expiry">{text}</span> }
+    let left = move || ((deadline - now.get()) / 1000.0).ceil() as i64;
+    view! {
+        <span class="expiry" data-testid="clarification-expiry" data-urgency=move || urgency(left())>
+            {move || expiry_text(left())}
+        </span>
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::expiry_text;
+    use super::{expiry_text, urgency};
+
+    #[test]
+    fn amber_under_five_minutes_red_under_one() {
+        assert_eq!(urgency(301), "");
+        assert_eq!(urgency(299), "soon");
+        assert_eq!(urgency(60), "soon");
+        assert_eq!(urgency(59), "urgent");
+        assert_eq!(urgency(-5), "urgent");
+    }
 
     #[test]
     fn what_is_left_reads_as_a_person_says_it() {

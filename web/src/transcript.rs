@@ -89,6 +89,97 @@ pub fn apply_winner(messages: &mut [Message], status: Status, response: &Respons
     }
 }
 
+/// One bundle's messages as one card (issue 29): the context once, then
+/// each question's title, prompt and outcome, then who settled it. Static
+/// markup, every text escaped or rendered by the server: it is rebuilt
+/// whole on every change, and a string costs the wasm far less than a view
+/// per line.
+fn bundle_card(messages: &[Message], active: Option<&str>) -> String {
+    use crate::html::escape;
+    let rendered = |m: &Message, key: &str, text: &str| match m
+        .metadata
+        .pointer(&format!("/html/{key}"))
+        .and_then(Value::as_str)
+    {
+        Some(html) => html.to_owned(),
+        None => escape(text),
+    };
+    let mut out = String::from(r#"<p class="who">Agent asked</p>"#);
+    let mut provenance = None;
+    for (i, m) in messages.iter().enumerate() {
+        let meta = ClarificationMetadata::from_json(&m.metadata);
+        if i == 0 && !meta.context.is_empty() {
+            out.push_str(&format!(
+                r#"<div class="context markdown">{}</div>"#,
+                rendered(m, "context", &meta.context)
+            ));
+        }
+        let (text, status) = outcome(&meta, active);
+        let prompt = if meta.question.prompt.is_empty() {
+            escape(&m.content)
+        } else {
+            rendered(m, "prompt", &meta.question.prompt)
+        };
+        out.push_str(&format!(
+            r#"<div class="question" data-testid="transcript-question" data-status="{status}">"#
+        ));
+        if !meta.question.title.is_empty() {
+            out.push_str(&format!(
+                r#"<h3 class="question-title">{}</h3>"#,
+                rendered(m, "title", &meta.question.title)
+            ));
+        }
+        out.push_str(&format!(
+            r#"<div class="markdown">{prompt}</div><p class="outcome {status}" data-testid="transcript-outcome">{}</p></div>"#,
+            escape(&text)
+        ));
+        if provenance.is_none() && (status == "answered" || status == "rejected") {
+            provenance = meta.answered_by.as_ref().map(|by| {
+                let verb = if status == "rejected" {
+                    "Declined"
+                } else {
+                    "Answered"
+                };
+                by.describe_as(verb, seconds_between(&m.created_at, &m.updated_at))
+            });
+        }
+    }
+    if let Some(line) = provenance {
+        out.push_str(&format!(
+            r#"<p class="provenance" data-testid="transcript-provenance">{}</p>"#,
+            escape(&line)
+        ));
+    }
+    out
+}
+
+/// A transcript's messages, a bundle's questions gathered into one entry.
+/// The active bundle is left out: the overlay shows it (no second
+/// "waiting" card, issue 29).
+fn entries(messages: Vec<Message>, active: Option<&str>) -> Vec<Vec<Message>> {
+    let mut out: Vec<Vec<Message>> = Vec::new();
+    let mut last = String::new();
+    for m in messages {
+        if m.kind != MessageKind::ClarificationRequest.as_str() {
+            last.clear();
+            out.push(vec![m]);
+            continue;
+        }
+        let pid = ClarificationMetadata::from_json(&m.metadata).pending_id;
+        if active == Some(pid.as_str()) {
+            continue;
+        }
+        match out.last_mut() {
+            Some(group) if pid == last => group.push(m),
+            _ => {
+                last = pid;
+                out.push(vec![m]);
+            }
+        }
+    }
+    out
+}
+
 /// The transcript.
 #[component]
 pub fn Transcript(
@@ -99,39 +190,20 @@ pub fn Transcript(
         <ol class="transcript" data-testid="transcript">
             {move || {
                 let active = active.get();
-                messages
-                    .get()
+                entries(messages.get(), active.as_deref())
                     .into_iter()
-                    .map(|m| {
-                        if m.kind == MessageKind::ClarificationRequest.as_str() {
-                            let meta = ClarificationMetadata::from_json(&m.metadata);
-                            let (text, status) = outcome(&meta, active.as_deref());
-                            let prompt = match m.metadata.pointer("/html/prompt").and_then(Value::as_str) {
-                                Some(html) => html.to_owned(),
-                                None if meta.question.prompt.is_empty() => crate::html::escape(&m.content),
-                                None => crate::html::escape(&meta.question.prompt),
-                            };
-                            view! {
-                                <li class="message question" data-testid="transcript-question" data-status=status>
-                                    <p class="who">"Agent asked"</p>
-                                    <div class="markdown" inner_html=prompt></div>
-                                    <p class=format!("outcome {status}") data-testid="transcript-outcome">{text}</p>
-                                    {meta
-                                        .answered_by
-                                        .as_ref()
-                                        .filter(|_| status == "answered" || status == "rejected")
-                                        .map(|by| {
-                                            let verb = if status == "rejected" { "Declined" } else { "Answered" };
-                                            let line = by.describe_as(verb, seconds_between(&m.created_at, &m.updated_at));
-                                            view! { <p class="provenance" data-testid="transcript-provenance">{line}</p> }
-                                        })}
-                                </li>
-                            }
+                    .map(|group| {
+                        if group[0].kind == MessageKind::ClarificationRequest.as_str() {
+                            let card = bundle_card(&group, active.as_deref());
+                            view! { <li class="message bundle" data-testid="transcript-bundle" inner_html=card></li> }
                                 .into_any()
                         } else {
+                            let Some(m) = group.into_iter().next() else {
+                                return ().into_any();
+                            };
                             view! {
                                 <li class="message" data-testid="transcript-message">
-                                    <p class="who">{m.kind.clone()}</p>
+                                    <p class="who">{m.kind}</p>
                                     <p>{m.content}</p>
                                 </li>
                             }

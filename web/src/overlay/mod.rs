@@ -31,6 +31,32 @@ type Edit = Box<dyn FnOnce(&mut Draft) + Send + Sync>;
 /// Drafts of every bundle seen on this page, by `pending_id`.
 pub type Drafts = RwSignal<HashMap<String, Draft>>;
 
+/// The overlay's heading: the task's title, and which of its sessions
+/// asks when it has several ("Migrate billing — frontend agent"). Left to
+/// the generic words if the task cannot be read; set only while the
+/// overlay is there to show it.
+async fn task_heading(task_id: String, session_id: String, heading: RwSignal<Option<String>>) {
+    let Ok(task) = api::task(&task_id).await else {
+        return;
+    };
+    let mut text = task.task.title;
+    if let Ok(sessions) = api::sessions(&task_id).await
+        && sessions.len() > 1
+        && let Some((n, s)) = sessions
+            .iter()
+            .enumerate()
+            .find(|(_, s)| s.session.id == session_id)
+    {
+        let which = if s.session.description.is_empty() {
+            format!("session {}", n + 1)
+        } else {
+            s.session.description.clone()
+        };
+        text = format!("{text} — {which}");
+    }
+    heading.try_set(Some(text));
+}
+
 /// The overlay for `bundle`; `on_done` hears how a submit ended.
 #[component]
 pub fn Overlay(
@@ -39,6 +65,12 @@ pub fn Overlay(
     on_done: Callback<SubmitOutcome>,
 ) -> impl IntoView {
     let detached = bundle.agent_disconnected;
+    let heading = RwSignal::new(None::<String>);
+    spawn_local(task_heading(
+        bundle.bundle.task_id.clone(),
+        bundle.bundle.session_id.clone(),
+        heading,
+    ));
     let PendingBundle {
         pending_id: pid,
         context,
@@ -312,7 +344,10 @@ pub fn Overlay(
                 node_ref=root
                 on:keydown=on_key
             >
-                <h2 id="clarification-heading">"The agent needs your input"</h2>
+                // The task, so a person knows what this is about (issue 29).
+                <h2 id="clarification-heading" data-testid="clarification-heading">
+                    {move || heading.get().unwrap_or_else(|| "The agent needs your input".to_owned())}
+                </h2>
                 {(!expires_at.is_empty())
                     .then(|| view! { <p class="hint"><crate::expiry::Countdown deadline=crate::expiry::deadline(&expires_at) /></p> })}
                 {(detached)
@@ -349,10 +384,18 @@ pub fn Overlay(
                                                     draft.with(|d| d.over_questions().contains(&i))
                                                 }
                                                 aria-current=move || (step.get() == i).then_some("step")
-                                                aria-label=move || format!("Question {}", i + 1)
+                                                aria-label=questions.with_value(|q| match q.get(i) {
+                                                    Some(q) if !q.title.is_empty() => format!("Question {}: {}", i + 1, q.title),
+                                                    _ => format!("Question {}", i + 1),
+                                                })
                                                 on:click=move |_| go(i, None)
                                             >
                                                 {i + 1}
+                                                {questions.with_value(|q| {
+                                                    q.get(i)
+                                                        .filter(|q| !q.title.is_empty())
+                                                        .map(|q| view! { <span class="step-title">{q.title.clone()}</span> })
+                                                })}
                                             </button>
                                         }
                                     })
