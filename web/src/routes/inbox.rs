@@ -3,10 +3,13 @@
 
 use std::collections::HashMap;
 
-use clarify_core::PendingBundle;
+use std::time::Duration;
+
 use clarify_core::api::BundleView;
+use clarify_core::{AnswerInput, PendingBundle, Submission};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use wasm_bindgen::JsCast;
 
 use super::tasks::TaskList;
 use crate::api::{self, SubmitOutcome};
@@ -69,7 +72,55 @@ pub fn InboxPage() -> impl IntoView {
             });
         }
     });
+    // After an answer, focus goes to the row that took its place (issue 29
+    // item 4): told by the answered bundle and where it stood.
+    let refocus = StoredValue::new(None::<(String, usize)>);
+    Effect::new(move || {
+        let ids: Vec<String> = waiting
+            .bundles
+            .with(|list| list.iter().map(|b| b.pending_id.clone()).collect());
+        let Some((answered, at)) = refocus.get_value() else {
+            return;
+        };
+        if ids.contains(&answered) {
+            return;
+        }
+        refocus.set_value(None);
+        if !ids.is_empty() {
+            let at = at.min(ids.len() - 1);
+            set_timeout(move || focus_row(at), Duration::ZERO);
+        }
+    });
+    let keys = window_event_listener(leptos::ev::keydown, move |ev| {
+        if ev.default_prevented() || ev.ctrl_key() || ev.meta_key() || ev.alt_key() || typing(&ev) {
+            return;
+        }
+        let step: isize = match ev.key().as_str() {
+            "j" => 1,
+            "k" => -1,
+            _ => return,
+        };
+        ev.prevent_default();
+        let rows = row_buttons();
+        let current = rows
+            .iter()
+            .position(|b| document().active_element().as_ref() == Some(b));
+        let to = match current {
+            Some(i) => i
+                .saturating_add_signed(step)
+                .min(rows.len().saturating_sub(1)),
+            None => 0,
+        };
+        focus_row(to);
+    });
+    on_cleanup(move || keys.remove());
     let on_done = Callback::new(move |outcome: SubmitOutcome| {
+        if let Some(pid) = open.get_untracked() {
+            let at = waiting
+                .bundles
+                .with_untracked(|list| list.iter().position(|b| b.pending_id == pid));
+            refocus.set_value(at.map(|at| (pid, at)));
+        }
         open.set(None);
         notice.set(Some(match outcome {
             SubmitOutcome::Claimed(..) => "Answer sent.".to_owned(),
@@ -116,11 +167,42 @@ pub fn InboxPage() -> impl IntoView {
                     children=move |bundle| view! { <Row bundle=bundle open=open titles=titles drafts=drafts on_done=on_done /> }
                 />
             </ul>
+            <Show when=move || waiting.bundles.with(|b| !b.is_empty())>
+                <p class="hint keys">"j/k move · Enter opens · 1–9 answer a one-question row"</p>
+            </Show>
             <Show when=move || waiting.more.get()>
                 <p class="hint">"More are waiting than shown: answer these first."</p>
             </Show>
         </section>
         <TaskList />
+    }
+}
+
+/// Whether a key was pressed while typing, where letters are letters.
+fn typing(ev: &web_sys::KeyboardEvent) -> bool {
+    ev.target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .is_some_and(|e| matches!(e.tag_name().as_str(), "TEXTAREA" | "INPUT" | "SELECT"))
+}
+
+/// The rows' buttons, in order.
+fn row_buttons() -> Vec<web_sys::Element> {
+    let Ok(list) = document().query_selector_all("[data-testid=inbox-row] > button.row") else {
+        return Vec::new();
+    };
+    (0..list.length())
+        .filter_map(|i| list.item(i)?.dyn_into::<web_sys::Element>().ok())
+        .collect()
+}
+
+/// Focuses the `at`-th row's button (0-based), if there is one.
+fn focus_row(at: usize) {
+    if let Some(button) = row_buttons()
+        .into_iter()
+        .nth(at)
+        .and_then(|b| b.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        let _ = button.focus();
     }
 }
 
@@ -168,6 +250,46 @@ fn Row(
         n => format!("{n} questions"),
     };
     let expires_at = bundle.expires_at.clone();
+    // A one-question row answers in place by number key (issue 29 item 4):
+    // key n picks its n-th option, as the overlay's number keys do.
+    let single = (bundle.questions.len() == 1).then(|| bundle.questions[0].clone());
+    let single = StoredValue::new(single);
+    let answering = RwSignal::new(false);
+    let on_key = move |ev: web_sys::KeyboardEvent| {
+        let Some(n) = ev.key().parse::<usize>().ok().filter(|n| *n >= 1) else {
+            return;
+        };
+        if is_open() || answering.get_untracked() || ev.ctrl_key() || ev.meta_key() || ev.alt_key()
+        {
+            return;
+        }
+        let Some(submission) = single.with_value(|q| {
+            let q = q.as_ref()?;
+            let option = q.options.get(n - 1)?;
+            Some(Submission::answers(vec![AnswerInput {
+                question_id: q.question_id.clone(),
+                selected_options: vec![option.option_id.clone()],
+                custom_text: String::new(),
+            }]))
+        }) else {
+            return;
+        };
+        ev.prevent_default();
+        answering.set(true);
+        open.set(Some(id.get_value()));
+        spawn_local(async move {
+            match api::respond(&id.get_value(), &submission).await {
+                Ok(outcome) => on_done.run(outcome),
+                Err(e) => {
+                    open.set(None);
+                    answering.set(false);
+                    waiting
+                        .error
+                        .set(Some(format!("Your answer was not sent. {}", e.message())));
+                }
+            }
+        });
+    };
     let view_of = RwSignal::new(None::<BundleView>);
     let toggle = move |_| {
         if is_open() {
@@ -191,7 +313,9 @@ fn Row(
                 type="button"
                 class="row"
                 aria-expanded=move || if is_open() { "true" } else { "false" }
+                aria-busy=move || answering.get().then_some("true")
                 on:click=toggle
+                on:keydown=on_key
             >
                 <span class="row-task">{title}</span>
                 <span class="row-age">{age}</span>

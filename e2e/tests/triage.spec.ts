@@ -1,0 +1,65 @@
+// Triage at keyboard speed (issue 29 item 4): j/k through the inbox, Enter
+// opens, a number key answers a one-question row in place, and after an
+// answer focus goes to the row that took its place.
+import type { Page } from '@playwright/test';
+import { test, expect } from '../fixtures';
+import { ask, newSession } from '../helpers';
+
+const yesNo = [{ label: 'Yes' }, { label: 'No' }];
+
+/** The pending id of the row whose button has focus. */
+async function focusedRow(page: Page): Promise<string | null> {
+  return page.evaluate(() => document.activeElement?.closest('[data-testid=inbox-row]')?.getAttribute('data-pending-id') ?? null);
+}
+
+test('j/k move, a number answers a one-question row, focus moves on, Enter opens', async ({ page, request }) => {
+  const ids: string[] = [];
+  for (const title of ['triage one', 'triage two', 'triage three']) {
+    const session = await newSession(request, title);
+    ids.push(await ask(request, session, [{ prompt: `${title}?`, options: yesNo }]));
+  }
+  const pair = await newSession(request, 'triage pair');
+  const pairId = await ask(request, pair, [
+    { prompt: 'First of two?', options: yesNo },
+    { prompt: 'Second of two?', options: yesNo },
+  ]);
+  await page.goto('/');
+  const rows = page.getByTestId('inbox-row');
+  await expect(page.locator(`[data-pending-id="${pairId}"]`)).toBeVisible();
+  const order = async () => rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-pending-id')));
+  const all = await order();
+  const at = (id: string) => all.indexOf(id);
+
+  // Nothing focused: j goes to the first row; then down and back up.
+  await page.keyboard.press('j');
+  expect(await focusedRow(page)).toBe(all[0]);
+  await page.locator(`[data-pending-id="${ids[0]}"] > button.row`).focus();
+  await page.keyboard.press('j');
+  expect(await focusedRow(page)).toBe(all[at(ids[0]) + 1]);
+  await page.keyboard.press('k');
+  expect(await focusedRow(page)).toBe(ids[0]);
+
+  // 2 answers "No" in place, without opening; focus goes to the next row.
+  const next = all[at(ids[0]) + 1];
+  await page.keyboard.press('2');
+  await expect(page.locator(`[data-pending-id="${ids[0]}"]`)).toHaveCount(0);
+  await expect(page.getByTestId('inbox-notice')).toHaveText('Answer sent.');
+  const view = await (await request.get(`/api/v1/clarification/${ids[0]}`)).json();
+  expect(view.response.answers[0].selected_options).toEqual(['q1_opt2']);
+  await expect.poll(() => focusedRow(page)).toBe(next);
+
+  // A two-question row is not answered by a number: it needs its overlay.
+  await page.locator(`[data-pending-id="${pairId}"] > button.row`).focus();
+  await page.keyboard.press('1');
+  await expect(page.locator(`[data-pending-id="${pairId}"] [data-testid=clarification-overlay]`)).toHaveCount(0);
+  expect((await (await request.get(`/api/v1/clarification/${pairId}`)).json()).status).toBe('pending');
+  // Enter opens it, and its own keys answer it; focus then moves on.
+  await page.keyboard.press('Enter');
+  const overlay = page.locator(`[data-pending-id="${pairId}"] [data-testid=clarification-overlay]`);
+  await expect(overlay).toBeVisible();
+  await page.keyboard.press('1');
+  await page.keyboard.press('2');
+  await page.keyboard.press('Control+Enter');
+  await expect(page.locator(`[data-pending-id="${pairId}"]`)).toHaveCount(0);
+  await expect.poll(() => focusedRow(page)).not.toBeNull();
+});
