@@ -50,6 +50,7 @@
 extern crate alloc;
 
 pub mod agent_text;
+pub mod alike;
 pub mod api;
 pub mod create;
 pub mod envelope;

@@ -82,6 +82,11 @@ pub struct PendingBundle {
     /// is empty has no key.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub html: BTreeMap<String, String>,
+    /// Equal for bundles that ask the same questions with the same options
+    /// (context aside), so one answer fits each ([`crate::alike`]): 32 hex
+    /// digits, stable across releases.
+    #[serde(default)]
+    pub similar_key: String,
 }
 
 impl PendingBundle {
@@ -98,7 +103,7 @@ impl PendingBundle {
             .map(|m| m.metadata.context.as_str())
             .find(|c| !c.is_empty())
             .unwrap_or_default();
-        let questions = messages
+        let questions: Vec<ListedQuestion> = messages
             .iter()
             .map(|m| {
                 let question = m.question();
@@ -114,7 +119,9 @@ impl PendingBundle {
                 }
             })
             .collect();
+        let similar_key = crate::alike::similar_key(&questions);
         Self {
+            similar_key,
             pending_id: identity.pending_id,
             task_id: identity.task_id,
             session_id: identity.session_id,

@@ -79,6 +79,16 @@ pub struct AnsweredBy {
     /// it (`ntfy`, a webhook's host); `""` for other channels.
     #[serde(default)]
     pub client: String,
+    /// How many other bundles, alike, got the same answer at once (issue
+    /// 29 item 5: one answer for ten agents asking the same thing); absent
+    /// when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub alike: u32,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's signature
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// The longest MCP client name (`clientInfo.name`) kept or shown, in
@@ -100,6 +110,7 @@ impl AnsweredBy {
             user: String::from(user),
             channel: String::from(channel.as_str()),
             client: client_name(client),
+            alike: 0,
         }
     }
 }
@@ -132,6 +143,12 @@ impl AnsweredBy {
         }
         if !self.client.is_empty() {
             text.push_str(&alloc::format!(" ({})", self.client));
+        }
+        if self.alike > 0 {
+            text.push_str(&alloc::format!(
+                ", one answer for {} alike questions",
+                self.alike + 1
+            ));
         }
         let after = match after_seconds.max(0) {
             s if s < 60 => alloc::format!("{s} s"),
@@ -210,6 +227,22 @@ mod tests {
             by.describe_as("Declined", 5),
             "Declined by bob in the browser, 5 s after it was asked"
         );
+    }
+
+    #[test]
+    fn one_answer_for_alike_bundles_says_so() {
+        let mut by = AnsweredBy::new("alice", Channel::Browser, "");
+        by.alike = 2;
+        assert_eq!(
+            by.describe(5),
+            "Answered by alice in the browser, one answer for 3 alike questions, 5 s after it \
+             was asked"
+        );
+        // Absent on the wire when 0, read as 0 when absent.
+        let plain = AnsweredBy::new("alice", Channel::Browser, "");
+        let json = serde_json::to_string(&plain).unwrap();
+        assert!(!json.contains("alike"), "{json}");
+        assert_eq!(serde_json::from_str::<AnsweredBy>(&json).unwrap(), plain);
     }
 
     #[test]

@@ -37,6 +37,7 @@ const OPERATIONS: &[(&str, &str)] = &[
     ("get", "/api/v1/clarification/{id}"),
     ("get", "/api/v1/clarification/{id}/wait"),
     ("post", "/api/v1/clarification/{id}/respond"),
+    ("post", "/api/v1/clarification/respond-alike"),
     ("post", "/api/v1/clarification/{id}/cancel"),
     ("post", "/api/v1/clarification/{id}/detach"),
     ("get", "/api/v1/clarification/{id}/attempts"),

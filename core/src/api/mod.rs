@@ -12,12 +12,14 @@ mod views;
 
 pub use notice::{Notice, NoticeAction, NoticeKind, escape_chat};
 pub use requests::{
-    Ask, Login, NewSession, NewTask, NewWorkspace, ResumeTarget, SessionPatch, SetWorkspaceNotify,
+    Ask, Login, NewSession, NewTask, NewWorkspace, RespondAlike, ResumeTarget, SessionPatch,
+    SetWorkspaceNotify,
 };
 pub use resources::{
     CreatedSession, Me, Message, Messages, Session, SessionView, Sessions, Task, TaskView, Tasks,
     Turn, User, Workspace, WorkspaceNotify, Workspaces,
 };
 pub use views::{
-    Acknowledged, Asked, BundleView, Event, LoggedIn, MessageEvent, Payload, TaskChange,
+    Acknowledged, AlikeOutcome, AlikeOutcomes, Asked, BundleView, Event, LoggedIn, MessageEvent,
+    Payload, TaskChange,
 };

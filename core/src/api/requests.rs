@@ -7,6 +7,7 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 use crate::create::NewBundle;
+use crate::submission::Submission;
 
 /// `POST /workspaces`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -147,4 +148,20 @@ pub struct Ask {
 pub struct Login {
     /// A personal access token.
     pub token: String,
+}
+
+/// `POST /clarification/respond-alike`: one answer for bundles that ask the
+/// same thing (issue 29 item 5). Each is settled through its own claim, so
+/// one already answered elsewhere keeps its winner.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct RespondAlike {
+    /// The bundles, 1 to 50, each once, all alike (the same
+    /// `similar_key`, the same questions and options).
+    #[cfg_attr(feature = "openapi", schema(min_items = 1, max_items = 50))]
+    pub pending_ids: Vec<String>,
+    /// The answer (or rejection) each of them gets, as
+    /// `POST /clarification/{id}/respond` takes it.
+    pub response: Submission,
 }

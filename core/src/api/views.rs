@@ -206,3 +206,27 @@ mod tests {
         assert_eq!(serde_json::to_value(&none).unwrap(), json!(null));
     }
 }
+
+/// How one bundle of a `respond-alike` ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct AlikeOutcome {
+    /// The bundle.
+    pub pending_id: String,
+    /// Whether this answer won its claim (R10).
+    pub claimed: bool,
+    /// Its resolution when it has one (this answer's, or an earlier
+    /// winner's); `null` when it closed unanswered (409 on its own).
+    pub status: Option<Status>,
+    /// The winner's response; `null` when it closed unanswered.
+    pub response: Option<Response>,
+}
+
+/// `POST /clarification/respond-alike`: each bundle's outcome, in the
+/// order asked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct AlikeOutcomes {
+    /// One per bundle.
+    pub outcomes: alloc::vec::Vec<AlikeOutcome>,
+}

@@ -159,6 +159,35 @@ pub async fn respond(
     ))
 }
 
+/// One answer for bundles that ask the same thing (issue 29 item 5), each
+/// settled through its own claim: the inbox's grouped row, or a program
+/// grouping by `similar_key`.
+#[utoipa::path(
+    post,
+    path = "/clarification/respond-alike",
+    tag = "clarification",
+    request_body = api::RespondAlike,
+    responses(
+        (status = 200, description = "Each bundle's outcome, in the order given: claimed, told the winner's answer, or closed unanswered (`status` null)", body = api::AlikeOutcomes),
+        (status = 400, description = "An empty, too long or repeating list, bundles that are not alike, or an answer that does not fit them; nothing was claimed", body = ErrorBody),
+        (status = 404, description = "A bundle unknown, or not yours to see; nothing was claimed", body = ErrorBody),
+    )
+)]
+pub async fn respond_alike(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    Json(body): Json<api::RespondAlike>,
+) -> Result<axum::Json<api::AlikeOutcomes>> {
+    let ids: Vec<PendingId> = body.pending_ids.into_iter().map(PendingId::new).collect();
+    let via = Via::channel(channel_of(&headers));
+    let outcomes = state
+        .lifecycle
+        .resolve_alike(&caller, &via, &ids, &body.response)
+        .await?;
+    Ok(axum::Json(api::AlikeOutcomes { outcomes }))
+}
+
 /// Which channel a REST answer came through: `clarify`'s own client says
 /// so; a browser's fetch carries `Sec-Fetch-Mode`, which other programs do
 /// not send. Provenance describes, it does not authorize: who answered is

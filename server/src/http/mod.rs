@@ -89,6 +89,7 @@ fn protected() -> OpenApiRouter<AppState> {
         .routes(routes!(clarification::read))
         .routes(routes!(clarification::wait))
         .routes(routes!(clarification::respond))
+        .routes(routes!(clarification::respond_alike))
         .routes(routes!(clarification::attempts))
         .routes(routes!(clarification::cancel))
         .routes(routes!(clarification::detach))

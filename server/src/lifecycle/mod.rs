@@ -8,6 +8,7 @@
 //! HTTP or MCP: it returns its own [`Error`] and outcome types, which the
 //! adapters in `crate::http` and `crate::mcp` map to their wire.
 
+mod alike;
 mod answer_link;
 mod ask;
 mod chat_answer;
@@ -30,6 +31,7 @@ mod session;
 mod view;
 mod wait;
 
+pub use alike::MAX_ALIKE;
 pub use answer_link::{LINK_PATH, LINK_PREFIX, LinkPage, LinkState, client_of};
 pub use ask::Created;
 pub use error::{Error, Result};

@@ -18,6 +18,9 @@ pub struct Via {
     pub channel: Channel,
     /// The MCP client's `clientInfo.name`; `""` elsewhere.
     pub client: String,
+    /// How many other bundles, alike, the same answer was given to at once
+    /// (issue 29 item 5); 0 for a bundle answered on its own.
+    pub alike: u32,
 }
 
 impl Via {
@@ -27,6 +30,7 @@ impl Via {
         Self {
             channel,
             client: String::new(),
+            alike: 0,
         }
     }
 }
@@ -52,7 +56,9 @@ impl Lifecycle {
                 .map_or_else(|| id.to_string(), |u| u.name),
             Caller::Unscoped | Caller::Agent(_) => ANONYMOUS.to_owned(),
         };
-        Ok(AnsweredBy::new(&user, via.channel, &via.client))
+        let mut by = AnsweredBy::new(&user, via.channel, &via.client);
+        by.alike = via.alike;
+        Ok(by)
     }
 
     /// Appends a losing attempt to the log; a failure is logged, never
@@ -109,6 +115,7 @@ impl Lifecycle {
                     user: row.user_name,
                     channel: row.channel,
                     client: row.client,
+                    alike: 0,
                 },
                 at: clock::rfc3339(row.created_at),
                 outcome: row.outcome,

@@ -154,6 +154,7 @@ impl ExternalServer {
                 .peer_info()
                 .map(|info| clarify_core::client_name(&info.client_info.name))
                 .unwrap_or_default(),
+            alike: 0,
         };
         let outcome = async {
             let args = args.into_result()?;

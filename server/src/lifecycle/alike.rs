@@ -1,0 +1,94 @@
+//! One answer for bundles that ask the same thing (issue 29 item 5): ten
+//! agents of one migration asking "Postgres or SQLite?" answered at once,
+//! each bundle through its own claim.
+
+use clarify_core::alike::alike;
+use clarify_core::api::AlikeOutcome;
+use clarify_core::stored::bundle_questions;
+use clarify_core::{PendingId, Submission, validate_submission};
+
+use super::{Error, Lifecycle, Result, Via};
+use crate::auth::Caller;
+
+/// The most bundles one answer may settle: more than a person groups in a
+/// sitting, few enough that the request stays short.
+pub const MAX_ALIKE: usize = 50;
+
+impl Lifecycle {
+    /// Answers every bundle of `pending_ids` with `submission`. Nothing is
+    /// claimed unless every bundle is the caller's to answer, alike the
+    /// first, and the answer valid for them; then each is settled on its
+    /// own (P1), so one already settled elsewhere keeps its winner and
+    /// the caller is told it (R2), and one closed unanswered says so.
+    ///
+    /// # Errors
+    /// 400 an empty, too long or repeating list, bundles not alike, or an
+    /// answer that does not fit them; 403 an agent's own question; 404 a
+    /// bundle unknown or foreign.
+    pub async fn resolve_alike(
+        &self,
+        caller: &Caller,
+        via: &Via,
+        pending_ids: &[PendingId],
+        submission: &Submission,
+    ) -> Result<Vec<AlikeOutcome>> {
+        if pending_ids.is_empty() || pending_ids.len() > MAX_ALIKE {
+            return Err(Error::Invalid(format!(
+                "pending_ids: 1 to {MAX_ALIKE} bundles"
+            )));
+        }
+        if matches!(caller, Caller::Agent(agent) if agent.scoped) {
+            return Err(Error::Forbidden("an agent cannot answer its own question"));
+        }
+        let mut bundles = Vec::with_capacity(pending_ids.len());
+        for (i, id) in pending_ids.iter().enumerate() {
+            if pending_ids[..i].contains(id) {
+                return Err(Error::Invalid(format!(
+                    "pending_ids[{i}]: {id} is listed twice"
+                )));
+            }
+            bundles.push(self.authorized_bundle(caller, id.as_str()).await?);
+        }
+        let questions: Vec<_> = bundles
+            .iter()
+            .map(|b| bundle_questions(&b.messages))
+            .collect();
+        if let Some(i) = (1..questions.len()).find(|&i| !alike(&questions[0], &questions[i])) {
+            return Err(Error::Invalid(format!(
+                "pending_ids[{i}]: does not ask the same questions as pending_ids[0]"
+            )));
+        }
+        let outcome = validate_submission(&questions[0], submission)
+            .map_err(|e| Error::Invalid(format!("response: {e}")))?;
+        let others = u32::try_from(pending_ids.len() - 1).unwrap_or(u32::MAX);
+        let by = self
+            .answered_by(
+                caller,
+                &Via {
+                    alike: others,
+                    ..via.clone()
+                },
+            )
+            .await?;
+        let mut outcomes = Vec::with_capacity(bundles.len());
+        for (bundle, questions) in bundles.iter().zip(&questions) {
+            let pending_id = bundle.pending_id().to_owned();
+            outcomes.push(match self.settle(bundle, questions, &outcome, &by).await {
+                Ok(body) => AlikeOutcome {
+                    pending_id,
+                    claimed: body.claimed,
+                    status: Some(body.status),
+                    response: Some(body.response),
+                },
+                Err(Error::Conflict(_)) => AlikeOutcome {
+                    pending_id,
+                    claimed: false,
+                    status: None,
+                    response: None,
+                },
+                Err(e) => return Err(e),
+            });
+        }
+        Ok(outcomes)
+    }
+}
