@@ -38,8 +38,9 @@ test('task page: the other tab answers first; this one says so and keeps its dra
 test('inbox: a bundle declined in another tab mid-answer shows the decline and the draft', async ({ page, context, request }) => {
   const session = await newSession(request, 'overtaken in the inbox');
   const pendingId = await ask(request, session, [
-    { prompt: 'First?', options: [{ label: 'A' }, { label: 'B' }] },
-    { prompt: 'Second?', options: [{ label: 'C' }, { label: 'D' }] },
+    // Its own words: alike bundles left by other tests would share its row.
+    { prompt: 'First, in the inbox?', options: [{ label: 'A' }, { label: 'B' }] },
+    { prompt: 'Second, in the inbox?', options: [{ label: 'C' }, { label: 'D' }] },
   ]);
   await page.goto('/');
   const row = page.locator(`[data-pending-id="${pendingId}"]`);

@@ -46,6 +46,44 @@ pub enum SubmitOutcome {
     Lost(Status, Response),
     /// 409: no longer active and nobody to report as the winner; why.
     Inactive(Closed),
+    /// One answer for several alike bundles (issue 29 item 5): how many
+    /// took it, how many had been answered elsewhere first, and how many
+    /// had closed unanswered.
+    Alike {
+        claimed: usize,
+        lost: usize,
+        closed: usize,
+    },
+}
+
+impl SubmitOutcome {
+    /// What the inbox says once a submit is over.
+    pub fn sentence(&self) -> String {
+        match self {
+            Self::Claimed(..) => "Answer sent.".to_owned(),
+            Self::Lost(..) => "Someone else answered first.".to_owned(),
+            Self::Inactive(why) => why.sentence(),
+            Self::Alike {
+                claimed,
+                lost,
+                closed,
+            } => {
+                let all = claimed + lost + closed;
+                let mut text = if *claimed == all {
+                    format!("Answer sent to all {all} alike questions.")
+                } else {
+                    format!("Answer sent to {claimed} of {all} alike questions.")
+                };
+                if *lost > 0 {
+                    text.push_str(&format!(" {lost} had been answered elsewhere first."));
+                }
+                if *closed > 0 {
+                    text.push_str(&format!(" {closed} had closed unanswered."));
+                }
+                text
+            }
+        }
+    }
 }
 
 /// Why a question could no longer be answered, as its view says.
@@ -292,9 +330,57 @@ pub async fn respond(pending_id: &str, submission: &Submission) -> Result<Submit
     }
 }
 
+/// Answers `pending_id` and, when `alike` names others asking the same,
+/// them too with one request, each through its own claim.
+pub async fn respond_all(
+    pending_id: &str,
+    alike: &[String],
+    submission: &Submission,
+) -> Result<SubmitOutcome, ApiError> {
+    if alike.is_empty() {
+        return respond(pending_id, submission).await;
+    }
+    let body = api::RespondAlike {
+        pending_ids: std::iter::once(pending_id.to_owned())
+            .chain(alike.iter().cloned())
+            .collect(),
+        response: submission.clone(),
+    };
+    let response = post("/clarification/respond-alike", &body).await?;
+    if !response.ok() {
+        return Err(error_of(response).await);
+    }
+    let outcomes: api::AlikeOutcomes = read(response).await?;
+    let count =
+        |f: fn(&api::AlikeOutcome) -> bool| outcomes.outcomes.iter().filter(|o| f(o)).count();
+    Ok(SubmitOutcome::Alike {
+        claimed: count(|o| o.claimed),
+        lost: count(|o| !o.claimed && o.status.is_some()),
+        closed: count(|o| o.status.is_none()),
+    })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Closed;
+    use super::{Closed, SubmitOutcome};
+
+    #[test]
+    fn one_answer_for_alike_questions_says_how_it_went() {
+        let said = |claimed, lost, closed| {
+            SubmitOutcome::Alike {
+                claimed,
+                lost,
+                closed,
+            }
+            .sentence()
+        };
+        assert_eq!(said(4, 0, 0), "Answer sent to all 4 alike questions.");
+        assert_eq!(
+            said(2, 1, 1),
+            "Answer sent to 2 of 4 alike questions. 1 had been answered elsewhere first. 1 had \
+             closed unanswered."
+        );
+    }
 
     #[test]
     fn a_closed_question_says_why() {

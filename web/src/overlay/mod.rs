@@ -61,10 +61,14 @@ async fn task_heading(task_id: String, session_id: String, heading: RwSignal<Opt
 #[component]
 pub fn Overlay(
     bundle: BundleView,
+    /// Other bundles asking the same (issue 29 item 5): the answer goes to
+    /// each of them too.
+    alike: Vec<String>,
     drafts: Drafts,
     on_done: Callback<SubmitOutcome>,
 ) -> impl IntoView {
     let detached = bundle.agent_disconnected;
+    let alike = StoredValue::new(alike);
     let heading = RwSignal::new(None::<String>);
     spawn_local(task_heading(
         bundle.bundle.task_id.clone(),
@@ -185,8 +189,9 @@ pub fn Overlay(
         unreachable.set(false);
         let pid = key.get_value();
         edit(Box::new(|d| d.sending = true));
+        let alike = alike.get_value();
         spawn_local(async move {
-            match api::respond(&pid, &submission).await {
+            match api::respond_all(&pid, &alike, &submission).await {
                 Ok(outcome) => {
                     draft::forget(&pid);
                     on_done.run(outcome);

@@ -1,10 +1,11 @@
 //! `/`: "Waiting for you", every bundle the person may answer, oldest
 //! first across tasks, each opening its overlay in place; the tasks below.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use std::time::Duration;
 
+use clarify_core::alike::alike;
 use clarify_core::api::BundleView;
 use clarify_core::{AnswerInput, PendingBundle, Submission};
 use leptos::prelude::*;
@@ -26,6 +27,8 @@ pub fn InboxPage() -> impl IntoView {
     let drafts: Drafts = RwSignal::new(HashMap::new());
     let notice = RwSignal::new(None::<String>);
     let titles = RwSignal::new(HashMap::<String, String>::new());
+    // Groups of alike bundles the person chose to answer one by one.
+    let split = RwSignal::new(HashSet::<String>::new());
     // Task titles, fetched once per task as rows appear.
     Effect::new(move || {
         let missing: Vec<String> = waiting.bundles.with(|list| {
@@ -74,22 +77,41 @@ pub fn InboxPage() -> impl IntoView {
     });
     // After an answer, focus goes to the row that took its place (issue 29
     // item 4): told by the answered bundle and where it stood.
-    let refocus = StoredValue::new(None::<(String, usize)>);
+    // Its place is taken when it opens: by the time the answer's own
+    // reply comes, the socket may already have taken its row away.
+    let opened_at = StoredValue::new(None::<(String, usize)>);
     Effect::new(move || {
-        let ids: Vec<String> = waiting
-            .bundles
-            .with(|list| list.iter().map(|b| b.pending_id.clone()).collect());
+        if let Some(pid) = open.get() {
+            let at = row_buttons().iter().position(|b| {
+                b.parent_element()
+                    .and_then(|row| row.get_attribute("data-pending-id"))
+                    .is_some_and(|id| id == pid)
+            });
+            opened_at.set_value(at.map(|at| (pid, at)));
+        }
+    });
+    let refocus = StoredValue::new(None::<(String, usize)>);
+    let refocus_if_gone = move || {
         let Some((answered, at)) = refocus.get_value() else {
             return;
         };
-        if ids.contains(&answered) {
-            return;
+        let rows = waiting.bundles.with_untracked(|list| {
+            (!list.iter().any(|b| b.pending_id == answered)).then_some(list.len())
+        });
+        if let Some(rows) = rows {
+            refocus.set_value(None);
+            if rows > 0 {
+                // After the rows re-render; the last row when it was last.
+                set_timeout(
+                    move || focus_row(at.min(row_buttons().len().saturating_sub(1))),
+                    Duration::ZERO,
+                );
+            }
         }
-        refocus.set_value(None);
-        if !ids.is_empty() {
-            let at = at.min(ids.len() - 1);
-            set_timeout(move || focus_row(at), Duration::ZERO);
-        }
+    };
+    Effect::new(move || {
+        waiting.bundles.track();
+        refocus_if_gone();
     });
     let keys = window_event_listener(leptos::ev::keydown, move |ev| {
         if ev.default_prevented() || ev.ctrl_key() || ev.meta_key() || ev.alt_key() || typing(&ev) {
@@ -115,18 +137,10 @@ pub fn InboxPage() -> impl IntoView {
     });
     on_cleanup(move || keys.remove());
     let on_done = Callback::new(move |outcome: SubmitOutcome| {
-        if let Some(pid) = open.get_untracked() {
-            let at = waiting
-                .bundles
-                .with_untracked(|list| list.iter().position(|b| b.pending_id == pid));
-            refocus.set_value(at.map(|at| (pid, at)));
-        }
+        refocus.set_value(opened_at.get_value());
         open.set(None);
-        notice.set(Some(match outcome {
-            SubmitOutcome::Claimed(..) => "Answer sent.".to_owned(),
-            SubmitOutcome::Lost(..) => "Someone else answered first.".to_owned(),
-            SubmitOutcome::Inactive(why) => why.sentence(),
-        }));
+        refocus_if_gone();
+        notice.set(Some(outcome.sentence()));
         waiting.load();
     });
 
@@ -162,9 +176,11 @@ pub fn InboxPage() -> impl IntoView {
             </Show>
             <ul class="inbox-list">
                 <For
-                    each=move || waiting.bundles.get()
-                    key=|b| b.pending_id.clone()
-                    children=move |bundle| view! { <Row bundle=bundle open=open titles=titles drafts=drafts on_done=on_done /> }
+                    each=move || waiting.bundles.with(|list| split.with(|apart| group(list, apart)))
+                    key=|(b, alike)| (b.pending_id.clone(), alike.len())
+                    children=move |(bundle, alike)| {
+                        view! { <Row bundle=bundle alike=alike split=split open=open titles=titles drafts=drafts on_done=on_done /> }
+                    }
                 />
             </ul>
             <Show when=move || waiting.bundles.with(|b| !b.is_empty())>
@@ -176,6 +192,28 @@ pub fn InboxPage() -> impl IntoView {
         </section>
         <TaskList />
     }
+}
+
+/// The rows: each bundle, oldest first, with the later ones that ask the
+/// same folded into it (issue 29 item 5): same `similar_key` and questions
+/// compared alike, unless the person split that key apart.
+fn group(list: &[PendingBundle], apart: &HashSet<String>) -> Vec<(PendingBundle, Vec<String>)> {
+    let mut rows: Vec<(PendingBundle, Vec<String>)> = Vec::new();
+    for bundle in list {
+        let key = &bundle.similar_key;
+        let leader = (!key.is_empty() && !apart.contains(key))
+            .then(|| {
+                rows.iter_mut().find(|(lead, _)| {
+                    &lead.similar_key == key && alike(&lead.questions, &bundle.questions)
+                })
+            })
+            .flatten();
+        match leader {
+            Some((_, others)) => others.push(bundle.pending_id.clone()),
+            None => rows.push((bundle.clone(), Vec::new())),
+        }
+    }
+    rows
 }
 
 /// Whether a key was pressed while typing, where letters are letters.
@@ -210,6 +248,9 @@ fn focus_row(at: usize) {
 #[component]
 fn Row(
     bundle: PendingBundle,
+    /// Later bundles asking the same, answered with this one.
+    alike: Vec<String>,
+    split: RwSignal<HashSet<String>>,
     open: RwSignal<Option<String>>,
     titles: RwSignal<HashMap<String, String>>,
     drafts: Drafts,
@@ -217,6 +258,9 @@ fn Row(
 ) -> impl IntoView {
     let waiting = Waiting::get();
     let id = StoredValue::new(bundle.pending_id.clone());
+    let many = alike.len() + 1;
+    let key = bundle.similar_key.clone();
+    let others = StoredValue::new(alike);
     let task_id = bundle.task_id.clone();
     let is_open = move || open.with(|o| id.with_value(|id| o.as_ref() == Some(id)));
     let age = move || {
@@ -278,7 +322,8 @@ fn Row(
         answering.set(true);
         open.set(Some(id.get_value()));
         spawn_local(async move {
-            match api::respond(&id.get_value(), &submission).await {
+            let others = others.get_value();
+            match api::respond_all(&id.get_value(), &others, &submission).await {
                 Ok(outcome) => on_done.run(outcome),
                 Err(e) => {
                     open.set(None);
@@ -321,17 +366,95 @@ fn Row(
                 <span class="row-age">{age}</span>
                 <span class="row-question" inner_html=first></span>
                 <span class="row-count">
+                    {(many > 1)
+                        .then(|| {
+                            view! {
+                                <span class="pending" data-testid="inbox-alike">
+                                    {format!("{many} agents ask this")}
+                                </span>
+                                " · "
+                            }
+                        })}
                     {count}
                     {(!expires_at.is_empty())
                         .then(|| view! { " · " <Countdown deadline=crate::expiry::deadline(&expires_at) /> })}
                 </span>
             </button>
+            {(many > 1)
+                .then(|| {
+                    view! {
+                        <button
+                            type="button"
+                            class="secondary split"
+                            data-testid="inbox-split"
+                            on:click=move |_| {
+                                split.update(|s| {
+                                    s.insert(key.clone());
+                                });
+                            }
+                        >
+                            "Answer each on its own"
+                        </button>
+                    }
+                })}
             {move || {
                 is_open()
                     .then(|| view_of.get())
                     .flatten()
-                    .map(|b| view! { <Overlay bundle=b drafts=drafts on_done=on_done /> })
+                    .map(|b| view! { <Overlay bundle=b alike=others.get_value() drafts=drafts on_done=on_done /> })
             }}
         </li>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use clarify_core::{ListedQuestion, PendingBundle};
+
+    use super::group;
+
+    fn bundle(id: &str, key: &str, prompt: &str) -> PendingBundle {
+        PendingBundle {
+            pending_id: id.into(),
+            similar_key: key.into(),
+            questions: vec![ListedQuestion {
+                question_id: "q1".into(),
+                prompt: prompt.into(),
+                ..ListedQuestion::default()
+            }],
+            ..PendingBundle::default()
+        }
+    }
+
+    fn rows(list: &[PendingBundle], apart: &HashSet<String>) -> Vec<(String, Vec<String>)> {
+        group(list, apart)
+            .into_iter()
+            .map(|(b, others)| (b.pending_id, others))
+            .collect()
+    }
+
+    #[test]
+    fn alike_bundles_fold_into_the_oldest_unless_split_or_only_the_key_matches() {
+        let list = [
+            bundle("a", "k", "Postgres or SQLite?"),
+            bundle("b", "x", "Something else?"),
+            bundle("c", "k", "Postgres or SQLite?"),
+            // A forged key on other questions is not folded in.
+            bundle("d", "k", "Send me your secrets?"),
+            bundle("e", "", "Postgres or SQLite?"),
+        ];
+        assert_eq!(
+            rows(&list, &HashSet::new()),
+            [
+                ("a".to_owned(), vec!["c".to_owned()]),
+                ("b".to_owned(), vec![]),
+                ("d".to_owned(), vec![]),
+                ("e".to_owned(), vec![]),
+            ]
+        );
+        let apart = HashSet::from(["k".to_owned()]);
+        assert_eq!(rows(&list, &apart).len(), 5);
     }
 }

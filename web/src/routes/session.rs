@@ -128,6 +128,11 @@ pub fn SessionPage(session_id: String) -> impl IntoView {
                 notice.set(Some(("clarification-inactive", why.sentence())));
                 load();
             }
+            // Never here: a task page answers one bundle at a time.
+            alike @ SubmitOutcome::Alike { .. } => {
+                notice.set(Some(("clarification-alike", alike.sentence())));
+                load();
+            }
         }
     });
 
@@ -160,7 +165,7 @@ pub fn SessionPage(session_id: String) -> impl IntoView {
             bundle
                 .get()
                 .map(|b| {
-                    view! { <Overlay bundle=b drafts=drafts on_done=on_done /> }
+                    view! { <Overlay bundle=b alike=Vec::new() drafts=drafts on_done=on_done /> }
                 })
         }}
     }
