@@ -38,6 +38,8 @@ pub const MAX_LABEL_RUNES: usize = 500;
 pub const MAX_DESCRIPTION_RUNES: usize = 2_000;
 /// The longest shared context, in runes.
 pub const MAX_CONTEXT_RUNES: usize = 20_000;
+/// The longest `assignee`, in runes: a user name.
+pub const MAX_ASSIGNEE_RUNES: usize = 64;
 
 /// A bundle as an agent submits it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,6 +61,15 @@ pub struct NewBundle {
     #[cfg_attr(feature = "openapi", schema(nullable))]
     #[serde(deserialize_with = "null_as_default")]
     pub context_paragraphs: Vec<String>,
+    /// The person this is for (a user name; issue 29 item 6): first in
+    /// their inbox under "For you", named in the notices. Anyone who may
+    /// see the bundle may still answer it.
+    #[cfg_attr(feature = "openapi", schema(max_length = 64, nullable))]
+    #[serde(
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub assignee: String,
 }
 
 /// A question as an agent submits it.
@@ -146,6 +157,8 @@ pub struct BundleSpec {
     pub questions: Vec<Question>,
     /// Shared context, `""` when none.
     pub context: String,
+    /// Who it is for, trimmed; `""` for nobody in particular.
+    pub assignee: String,
 }
 
 /// Validates a new bundle and assigns the identifiers the agent left out.
@@ -170,7 +183,27 @@ pub fn validate_new_bundle(bundle: &NewBundle) -> Result<BundleSpec, CreateError
         let question_id = ids.take_or_assign(new.id.trim(), |n| format!("q{n}"), index + 1);
         questions.push(validate_question(new, question_id, &field)?);
     }
-    Ok(BundleSpec { questions, context })
+    let assignee = check_assignee(&bundle.assignee)?;
+    Ok(BundleSpec {
+        questions,
+        context,
+        assignee,
+    })
+}
+
+/// An assignee as given: trimmed, and a user name or nothing.
+///
+/// # Errors
+/// [`CreateError::InvalidAssignee`]: too long, or holding a control
+/// character.
+pub fn check_assignee(name: &str) -> Result<String, CreateError> {
+    let name = name.trim();
+    if name.chars().count() > MAX_ASSIGNEE_RUNES || name.chars().any(char::is_control) {
+        return Err(CreateError::InvalidAssignee {
+            name: String::from(name),
+        });
+    }
+    Ok(String::from(name))
 }
 
 fn shared_context(bundle: &NewBundle) -> Result<String, CreateError> {

@@ -87,6 +87,10 @@ pub struct PendingBundle {
     /// digits, stable across releases.
     #[serde(default)]
     pub similar_key: String,
+    /// Who it is for (a user name), `""` for nobody in particular (issue
+    /// 29 item 6). Anyone who may see it may answer it.
+    #[serde(default)]
+    pub assignee: String,
 }
 
 impl PendingBundle {
@@ -120,8 +124,14 @@ impl PendingBundle {
             })
             .collect();
         let similar_key = crate::alike::similar_key(&questions);
+        let assignee = messages
+            .iter()
+            .map(|m| m.metadata.assignee.as_str())
+            .find(|a| !a.is_empty())
+            .unwrap_or_default();
         Self {
             similar_key,
+            assignee: String::from(assignee),
             pending_id: identity.pending_id,
             task_id: identity.task_id,
             session_id: identity.session_id,

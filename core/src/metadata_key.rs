@@ -32,8 +32,12 @@ pub const ANSWERED_BY: &str = "answered_by";
 /// When it expires unanswered.
 pub const EXPIRES_AT: &str = "expires_at";
 
+/// Who the bundle is for (issue 29 item 6).
+pub const ASSIGNEE: &str = "assignee";
+
 /// Every key [`crate::ClarificationMetadata`] reads into its own fields.
-pub const ALL: [&str; 14] = [
+pub const ALL: [&str; 15] = [
+    ASSIGNEE,
     PENDING_ID,
     QUESTION_ID,
     QUESTION,

@@ -53,6 +53,8 @@ pub struct ClarificationMetadata {
     /// When it expires unanswered (microseconds since the Unix epoch); 0
     /// for never.
     pub expires_at: i64,
+    /// Who it is for (a user name), `""` for nobody in particular.
+    pub assignee: String,
     /// Keys this version does not know, kept so that rewriting a row never
     /// drops what a newer version stored.
     pub extra: Map<String, Value>,
@@ -95,6 +97,7 @@ impl ClarificationMetadata {
                 .get(key::ANSWERED_BY)
                 .and_then(|v| AnsweredBy::deserialize(v).ok()),
             expires_at: int(key::EXPIRES_AT),
+            assignee: text(key::ASSIGNEE),
             extra: object
                 .iter()
                 .filter(|(name, _)| !key::ALL.contains(&name.as_str()))
@@ -143,6 +146,9 @@ impl ClarificationMetadata {
         }
         if self.expires_at > 0 {
             put(key::EXPIRES_AT, Value::from(self.expires_at));
+        }
+        if !self.assignee.is_empty() {
+            put(key::ASSIGNEE, Value::from(self.assignee.as_str()));
         }
         if let Some(by) = &self.answered_by {
             put(
@@ -316,6 +322,7 @@ mod tests {
             awaiting_pickup: true,
             answered_by: Some(AnsweredBy::default()),
             expires_at: 9,
+            assignee: "bob".to_string(),
             ..ClarificationMetadata::default()
         };
         assert_eq!(ClarificationMetadata::from_json(&meta.to_json()), meta);

@@ -39,6 +39,7 @@ const OPERATIONS: &[(&str, &str)] = &[
     ("post", "/api/v1/clarification/{id}/respond"),
     ("post", "/api/v1/clarification/respond-alike"),
     ("post", "/api/v1/clarification/{id}/cancel"),
+    ("post", "/api/v1/clarification/{id}/assign"),
     ("post", "/api/v1/clarification/{id}/detach"),
     ("get", "/api/v1/clarification/{id}/attempts"),
     ("get", "/api/v1/ws"),

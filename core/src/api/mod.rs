@@ -12,8 +12,8 @@ mod views;
 
 pub use notice::{Notice, NoticeAction, NoticeKind, escape_chat};
 pub use requests::{
-    Ask, Login, NewSession, NewTask, NewWorkspace, RespondAlike, ResumeTarget, SessionPatch,
-    SetWorkspaceNotify,
+    Ask, Assign, Login, NewSession, NewTask, NewWorkspace, RespondAlike, ResumeTarget,
+    SessionPatch, SetWorkspaceNotify,
 };
 pub use resources::{
     CreatedSession, Me, Message, Messages, Session, SessionView, Sessions, Task, TaskView, Tasks,

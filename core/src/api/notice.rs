@@ -74,6 +74,10 @@ pub struct Notice {
     /// empty otherwise (its `url` opens the overlay).
     #[serde(default)]
     pub actions: Vec<NoticeAction>,
+    /// Who it is for (a user name), `""` for nobody in particular (issue
+    /// 29 item 6); the text names them too.
+    #[serde(default)]
+    pub assignee: String,
 }
 
 /// One option's answer link: a `GET` shows what it would answer and a
@@ -100,14 +104,19 @@ impl Notice {
             0 | 1 => String::new(),
             n => alloc::format!(" (+{} more)", n - 1),
         };
+        // Named, so the person it is for sees it is theirs (issue 29).
+        let whom = match self.assignee.as_str() {
+            "" => String::new(),
+            name => alloc::format!(" (for {})", escape_chat(name)),
+        };
         match (self.event, &self.answered_by) {
             (NoticeKind::Waiting, _) => alloc::format!(
-                "An agent is waiting on “{task}”: {first}{more} Answer at {}",
+                "An agent is waiting on “{task}”{whom}: {first}{more} Answer at {}",
                 self.url
             ),
             (NoticeKind::Reminder, _) => alloc::format!(
-                "Reminder: an agent is still waiting on “{task}”: {first}{more} It expires at {}. \
-                 Answer at {}",
+                "Reminder: an agent is still waiting on “{task}”{whom}: {first}{more} It expires \
+                 at {}. Answer at {}",
                 self.expires_at,
                 self.url
             ),
@@ -156,6 +165,7 @@ mod tests {
             answered_by: None,
             expires_at: "2026-12-01T10:00:00Z".into(),
             actions: Vec::new(),
+            assignee: String::new(),
         }
     }
 
@@ -187,6 +197,26 @@ mod tests {
         assert_eq!(
             notice(NoticeKind::Cancelled).describe(),
             "Which database? (+1 more) (cancelled)"
+        );
+    }
+
+    #[test]
+    fn the_person_it_is_for_is_named_and_escaped() {
+        let mut waiting = notice(NoticeKind::Waiting);
+        waiting.assignee = "bob".into();
+        assert_eq!(
+            waiting.describe(),
+            "An agent is waiting on “Migrate” (for bob): Which database? (+1 more) Answer at \
+             http://localhost:7420/t/t"
+        );
+        let mut reminder = notice(NoticeKind::Reminder);
+        reminder.assignee = "<!channel>".into();
+        assert!(
+            reminder.describe().starts_with(
+                "Reminder: an agent is still waiting on “Migrate” (for &lt;!channel&gt;)"
+            ),
+            "{}",
+            reminder.describe()
         );
     }
 

@@ -150,6 +150,17 @@ pub struct Login {
     pub token: String,
 }
 
+/// `POST /clarification/{id}/assign`: who the bundle is for (issue 29
+/// item 6).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Assign {
+    /// A user name, trimmed; `""` for nobody in particular.
+    #[cfg_attr(feature = "openapi", schema(max_length = 64))]
+    pub assignee: String,
+}
+
 /// `POST /clarification/respond-alike`: one answer for bundles that ask the
 /// same thing (issue 29 item 5). Each is settled through its own claim, so
 /// one already answered elsewhere keeps its winner.

@@ -3,7 +3,9 @@
 
 use alloc::string::String;
 
-use super::{MAX_ID_RUNES, MAX_OPTIONS, MAX_QUESTIONS, MIN_OPTIONS, MIN_QUESTIONS};
+use super::{
+    MAX_ASSIGNEE_RUNES, MAX_ID_RUNES, MAX_OPTIONS, MAX_QUESTIONS, MIN_OPTIONS, MIN_QUESTIONS,
+};
 use crate::field::FieldPath;
 
 /// Why a new bundle was refused. Each message starts with the field it names.
@@ -65,6 +67,15 @@ pub enum CreateError {
     /// Both `context` and `context_paragraphs` were given.
     #[error("context: give either context or context_paragraphs, not both")]
     TwoContexts,
+    /// `assignee` is not a user name.
+    #[error(
+        "assignee: {name:?} is not a user name (1 to {MAX_ASSIGNEE_RUNES} characters, no control \
+         characters)"
+    )]
+    InvalidAssignee {
+        /// The name given.
+        name: String,
+    },
     /// A default names no option of its question.
     #[error("{field}: {id:?} is not one of the question's option ids")]
     UnknownDefault {
@@ -89,6 +100,7 @@ impl CreateError {
             | Self::DuplicateId { field, .. }
             | Self::UnknownDefault { field, .. } => field.clone(),
             Self::TwoContexts => FieldPath::root("context"),
+            Self::InvalidAssignee { .. } => FieldPath::root("assignee"),
         }
     }
 }

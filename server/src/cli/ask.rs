@@ -52,6 +52,10 @@ pub struct AskArgs {
     /// Context shown above the questions.
     #[arg(long)]
     pub context: Option<String>,
+    /// The person this is for (a user name): first in their inbox, named
+    /// in the notices; anyone who may see it may still answer.
+    #[arg(long, value_name = "USER")]
+    pub assignee: Option<String>,
     /// The question expires unanswered after this long ("90s", "10m",
     /// "2h"): exit code 5, as when it is closed.
     #[arg(long, value_parser = humantime::parse_duration)]
@@ -115,6 +119,9 @@ fn bundle(args: &AskArgs) -> Result<NewBundle, String> {
     };
     if let Some(context) = &args.context {
         bundle.context.clone_from(context);
+    }
+    if let Some(assignee) = &args.assignee {
+        bundle.assignee.clone_from(assignee);
     }
     Ok(bundle)
 }

@@ -259,6 +259,33 @@ pub async fn detach(
     }))
 }
 
+/// Sets who a bundle is for (issue 29 item 6): anyone who may see it may
+/// (re)assign it; everyone may still answer it.
+#[utoipa::path(
+    post,
+    path = "/clarification/{id}/assign",
+    tag = "clarification",
+    params(("id" = String, Path, description = "The bundle's pending_id")),
+    request_body = api::Assign,
+    responses(
+        (status = 200, description = "Assigned; the bundle as it now is", body = api::BundleView),
+        (status = 400, description = "Not a user name (at most 64 characters, no control characters)", body = ErrorBody),
+        (status = 404, description = "No such bundle, or not yours to see", body = ErrorBody),
+        (status = 409, description = "No longer active", body = ErrorBody),
+    )
+)]
+pub async fn assign(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<PendingId>,
+    Json(body): Json<api::Assign>,
+) -> Result<axum::Json<api::BundleView>> {
+    state.lifecycle.assign(&caller, &id, &body.assignee).await?;
+    let mut view = state.lifecycle.read_collecting(&caller, &id).await?;
+    crate::markdown::bundle(&mut view.bundle);
+    Ok(axum::Json(view))
+}
+
 /// Cancels.
 #[utoipa::path(
     post,

@@ -92,6 +92,7 @@ fn protected() -> OpenApiRouter<AppState> {
         .routes(routes!(clarification::respond_alike))
         .routes(routes!(clarification::attempts))
         .routes(routes!(clarification::cancel))
+        .routes(routes!(clarification::assign))
         .routes(routes!(clarification::detach))
         .routes(routes!(ws::events))
 }

@@ -189,6 +189,7 @@ async fn insert_bundle(
             question_index: i64::try_from(index).unwrap_or(i64::MAX),
             question_total: total,
             context: spec.context.clone(),
+            assignee: spec.assignee.clone(),
             status: Status::Pending.into(),
             expires_at,
             ..Default::default()

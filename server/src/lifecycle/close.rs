@@ -48,6 +48,28 @@ impl Lifecycle {
         self.detach(pending_id).await
     }
 
+    /// Sets who an active bundle is for (issue 29 item 6; `""`: nobody in
+    /// particular): anyone who may see it may, and the pages that show it
+    /// hear of it.
+    ///
+    /// # Errors
+    /// 400 not a user name, 404 unknown or foreign, 409 when not active.
+    pub async fn assign(
+        &self,
+        caller: &Caller,
+        pending_id: &PendingId,
+        assignee: &str,
+    ) -> Result<()> {
+        let pending_id = pending_id.as_str();
+        self.authorized_bundle(caller, pending_id).await?;
+        let assignee = clarify_core::create::check_assignee(assignee)
+            .map_err(|e| Error::Invalid(e.to_string()))?;
+        if !repo::assign(&self.db, pending_id, &assignee, now_micros()).await? {
+            return Err(Error::Conflict("clarification request is no longer active"));
+        }
+        self.publish_bundle(pending_id).await
+    }
+
     /// Cancels an active bundle (A9): authorized like the others, never a claim.
     ///
     /// # Errors

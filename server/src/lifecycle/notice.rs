@@ -129,6 +129,13 @@ impl Lifecycle {
             answered_by,
             expires_at: super::expiry::expires_at_text(bundle),
             actions: Vec::new(),
+            assignee: bundle
+                .messages
+                .iter()
+                .map(|m| m.metadata.assignee.as_str())
+                .find(|a| !a.is_empty())
+                .unwrap_or_default()
+                .to_owned(),
         };
         notice.text = notice.describe();
         Ok(notice)

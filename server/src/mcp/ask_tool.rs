@@ -55,6 +55,9 @@ pub struct AskArgs {
     /// default (by default, never).
     #[schemars(schema_with = "super::args::expiry_schema")]
     pub expires_in_seconds: u64,
+    /// The person this is for (their user name): first in their inbox,
+    /// named in the notices. Anyone who may see it may still answer.
+    pub assignee: String,
 }
 
 impl AskArgs {
@@ -85,6 +88,7 @@ impl AskArgs {
                 .collect(),
             context: self.context,
             context_paragraphs: self.context_paragraphs,
+            assignee: self.assignee,
         };
         let seconds = self.expires_in_seconds;
         (bundle, (seconds != 0).then_some(seconds))

@@ -5,6 +5,7 @@
 //! the pending projections and the list all build on it. The claim in
 //! [`complete_active_bundle`] is the only claim mechanism (P1).
 
+mod assign;
 mod bundle;
 mod claim;
 mod marks;
@@ -20,6 +21,7 @@ use super::messages::CLARIFICATION_REQUEST;
 use super::sessions::terminal_states_sql;
 use super::{Backend, Db, Tx};
 
+pub use assign::assign;
 pub use bundle::{Bundle, BundleRow};
 pub use claim::{
     Claim, Claiming, Delivery, Guard, claim_in, complete_active_bundle, delivery_pending, restore,

@@ -141,6 +141,7 @@ mod tests {
                     url: format!("https://c.example/answer/clk_link_{n}"),
                 })
                 .collect(),
+            assignee: String::new(),
         }
     }
 

@@ -71,8 +71,14 @@ fn questions(notice: &Notice) -> String {
 /// The `chat.postMessage` body for a waiting `notice` in `channel`.
 #[must_use]
 pub fn post(notice: &Notice, channel: &str) -> Value {
+    // The person it is for by name: a Slack mention needs their Slack id,
+    // which Clarify does not know.
+    let whom = match notice.assignee.as_str() {
+        "" => String::new(),
+        name => format!(" (for {})", mrkdwn(name)),
+    };
     let mut blocks = vec![section(&format!(
-        "*An agent is waiting on “{}”*\n{}",
+        "*An agent is waiting on “{}”*{whom}\n{}",
         mrkdwn(&notice.task),
         questions(notice)
     ))];

@@ -52,7 +52,11 @@ pub fn chat_of(target: &str) -> Option<&str> {
 }
 
 fn body_text(notice: &Notice) -> String {
-    let mut text = format!("An agent is waiting on “{}”:", notice.task);
+    let mut text = format!("An agent is waiting on “{}”", notice.task);
+    if !notice.assignee.is_empty() {
+        text.push_str(&format!(" (for {})", notice.assignee));
+    }
+    text.push(':');
     for question in &notice.questions {
         text.push_str("\n\n");
         text.push_str(question);
