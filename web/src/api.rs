@@ -330,6 +330,19 @@ pub async fn respond(pending_id: &str, submission: &Submission) -> Result<Submit
     }
 }
 
+/// Sets who `pending_id` is for (`""`: nobody in particular); the bundle
+/// as it now is.
+pub async fn assign(pending_id: &str, assignee: &str) -> Result<api::BundleView, ApiError> {
+    let body = api::Assign {
+        assignee: assignee.to_owned(),
+    };
+    let response = post(&format!("/clarification/{pending_id}/assign"), &body).await?;
+    if !response.ok() {
+        return Err(error_of(response).await);
+    }
+    read(response).await
+}
+
 /// Answers `pending_id` and, when `alike` names others asking the same,
 /// them too with one request, each through its own claim.
 pub async fn respond_all(

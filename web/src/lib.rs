@@ -43,6 +43,11 @@ enum Identity {
     Anonymous,
 }
 
+/// Who is logged in (their user name; `None` with auth off), for pages
+/// that put what is theirs first (issue 29 item 6).
+#[derive(Debug, Clone, Copy)]
+pub struct Me(pub Signal<Option<String>>);
+
 /// The page shell: header, then the page the path names.
 #[component]
 pub fn App() -> impl IntoView {
@@ -50,6 +55,10 @@ pub fn App() -> impl IntoView {
     let route = Route::parse(&path);
     let identity = RwSignal::new(Identity::Unknown);
     let waiting = Waiting::provide();
+    provide_context(Me(Signal::derive(move || match identity.get() {
+        Identity::Ready { user } => user,
+        _ => None,
+    })));
     spawn_local(async move {
         let known = match api::me().await {
             Ok(me) if me.auth_enabled && me.user.is_none() => Identity::Anonymous,

@@ -2,6 +2,7 @@
 //! card at a time, keyboard-first, validated with `clarify-core` before
 //! anything is sent (W4/W4a), closed by the POST's own answer (W2/W3).
 
+mod assign;
 mod card;
 mod decline;
 mod draft;
@@ -81,8 +82,10 @@ pub fn Overlay(
         questions,
         expires_at,
         html,
+        assignee,
         ..
     } = bundle.bundle;
+    let assign_to = StoredValue::new((pid.clone(), assignee));
     let context = crate::html::of(&html, "context", &context);
     let html = StoredValue::new(html);
     let questions: Vec<Question> = questions.into_iter().map(Into::into).collect();
@@ -428,6 +431,10 @@ pub fn Overlay(
                         })
                 }}
                 <Decline open=declining busy=submitting.into() decline=decline />
+                {move || {
+                    let (pending_id, assignee) = assign_to.get_value();
+                    view! { <assign::Assign pending_id=pending_id assignee=assignee /> }
+                }}
                 <div class="actions">
                     <button
                         type="button"

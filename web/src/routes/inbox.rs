@@ -29,6 +29,19 @@ pub fn InboxPage() -> impl IntoView {
     let titles = RwSignal::new(HashMap::<String, String>::new());
     // Groups of alike bundles the person chose to answer one by one.
     let split = RwSignal::new(HashSet::<String>::new());
+    let me = use_context::<crate::Me>().map(|m| m.0);
+    // The rows assigned to this person (`mine`), or the others.
+    let rows = move |mine: bool| {
+        let me = me.and_then(|m| m.get()).unwrap_or_default();
+        waiting.bundles.with(|list| {
+            split.with(|apart| {
+                group(list, apart)
+                    .into_iter()
+                    .filter(|(b, _)| (!me.is_empty() && b.assignee == me) == mine)
+                    .collect::<Vec<_>>()
+            })
+        })
+    };
     // Task titles, fetched once per task as rows appear.
     Effect::new(move || {
         let missing: Vec<String> = waiting.bundles.with(|list| {
@@ -174,9 +187,22 @@ pub fn InboxPage() -> impl IntoView {
                     </p>
                 </div>
             </Show>
+            // What is assigned to this person comes first (issue 29 item 6).
+            <Show when=move || !rows(true).is_empty()>
+                <h3 class="for-you" data-testid="inbox-for-you">"For you"</h3>
+            </Show>
+            <ul class="inbox-list" data-testid="inbox-mine">
+                <For
+                    each=move || rows(true)
+                    key=|(b, alike)| (b.pending_id.clone(), alike.len())
+                    children=move |(bundle, alike)| {
+                        view! { <Row bundle=bundle alike=alike split=split open=open titles=titles drafts=drafts on_done=on_done /> }
+                    }
+                />
+            </ul>
             <ul class="inbox-list">
                 <For
-                    each=move || waiting.bundles.with(|list| split.with(|apart| group(list, apart)))
+                    each=move || rows(false)
                     key=|(b, alike)| (b.pending_id.clone(), alike.len())
                     children=move |(bundle, alike)| {
                         view! { <Row bundle=bundle alike=alike split=split open=open titles=titles drafts=drafts on_done=on_done /> }
@@ -259,6 +285,7 @@ fn Row(
     let waiting = Waiting::get();
     let id = StoredValue::new(bundle.pending_id.clone());
     let many = alike.len() + 1;
+    let assignee = bundle.assignee.clone();
     let key = bundle.similar_key.clone();
     let others = StoredValue::new(alike);
     let task_id = bundle.task_id.clone();
@@ -362,7 +389,17 @@ fn Row(
                 on:click=toggle
                 on:keydown=on_key
             >
-                <span class="row-task">{title}</span>
+                <span class="row-task">
+                    {title}
+                    {(!assignee.is_empty())
+                        .then(|| {
+                            view! {
+                                <span class="pending assignee" data-testid="inbox-assignee">
+                                    {format!("for {assignee}")}
+                                </span>
+                            }
+                        })}
+                </span>
                 <span class="row-age">{age}</span>
                 <span class="row-question" inner_html=first></span>
                 <span class="row-count">
