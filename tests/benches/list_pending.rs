@@ -9,6 +9,7 @@
 use std::time::{Duration, Instant};
 
 use clarify_server::auth::Caller;
+use clarify_server::db::tasks::TaskFilter;
 use clarify_server::lifecycle::discovery::PendingArgs;
 use clarify_server::{AppState, Config};
 use serde_json::json;
@@ -104,7 +105,7 @@ async fn median_times(history: usize) -> (Duration, Duration) {
         assert_eq!(page.count, PENDING);
         let started = Instant::now();
         let tasks = lifecycle
-            .tasks_page(&Caller::Unscoped, "", "", Some(50))
+            .tasks_page(&Caller::Unscoped, TaskFilter::default(), "", Some(50))
             .await
             .unwrap();
         pages.push(started.elapsed());

@@ -80,6 +80,16 @@ pub struct TaskView {
     pub task_pending_action: Option<PendingAction>,
     /// The same for the task's first (primary) session.
     pub primary_session_pending_action: Option<PendingAction>,
+    /// When anything last happened in it (RFC 3339 UTC): the newest of the
+    /// task's own change, its newest message, and its newest question's
+    /// settling (issue 29 item 4).
+    #[serde(default)]
+    pub last_activity_at: String,
+    /// How its newest question stands: `pending` (waiting now),
+    /// `answered`, `rejected`, `expired`, `cancelled`, `superseded` (left
+    /// unanswered by a newer turn); `""` when it never asked.
+    #[serde(default)]
+    pub last_outcome: String,
 }
 
 /// `GET /tasks` (a page) and `list_tasks_kandev` (all).

@@ -94,6 +94,47 @@ pub async fn page_visible(
     after: Option<&Cursor>,
     limit: u32,
 ) -> sqlx::Result<(Vec<Task>, bool)> {
+    page_filtered(
+        db,
+        user,
+        TaskFilter {
+            workspace_id,
+            ..TaskFilter::default()
+        },
+        after,
+        limit,
+    )
+    .await
+}
+
+/// Which tasks a page lists, beyond what the caller may see.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TaskFilter<'a> {
+    /// Only this workspace's (L7a).
+    pub workspace_id: Option<&'a str>,
+    /// Only those with a question waiting now (T1).
+    pub waiting: bool,
+    /// Newest first (issue 29 item 4), instead of oldest first.
+    pub newest_first: bool,
+}
+
+/// [`page_visible`] with a [`TaskFilter`]: the keyset runs the other way
+/// when newest come first.
+///
+/// # Errors
+/// Database errors.
+pub async fn page_filtered(
+    db: impl AnyExecutor<'_>,
+    user: Option<&str>,
+    filter: TaskFilter<'_>,
+    after: Option<&Cursor>,
+    limit: u32,
+) -> sqlx::Result<(Vec<Task>, bool)> {
+    let TaskFilter {
+        workspace_id,
+        waiting,
+        newest_first,
+    } = filter;
     let visible = if user.is_some() {
         super::visibility::visible_task("t", "$1")
     } else {
@@ -104,14 +145,31 @@ pub async fn page_visible(
     } else {
         "$2 = $2"
     };
-    let after_clause = if after.is_some() {
-        "(t.created_at > $3 OR (t.created_at = $3 AND t.id > $4))"
+    let (after_clause, order) = match (after.is_some(), newest_first) {
+        (true, false) => (
+            "(t.created_at > $3 OR (t.created_at = $3 AND t.id > $4))",
+            "t.created_at, t.id",
+        ),
+        (true, true) => (
+            "(t.created_at < $3 OR (t.created_at = $3 AND t.id < $4))",
+            "t.created_at DESC, t.id DESC",
+        ),
+        (false, false) => ("$3 = $3 AND $4 = $4", "t.created_at, t.id"),
+        (false, true) => ("$3 = $3 AND $4 = $4", "t.created_at DESC, t.id DESC"),
+    };
+    let waiting = if waiting {
+        format!(
+            "EXISTS (SELECT 1 FROM task_session_messages m \
+             JOIN task_sessions ws ON ws.id = m.task_session_id \
+             WHERE ws.task_id = t.id AND {})",
+            super::clarification::active("m")
+        )
     } else {
-        "$3 = $3 AND $4 = $4"
+        "1 = 1".to_owned()
     };
     let mut tasks: Vec<Task> = sqlx::query_as(super::sql(format!(
-        "SELECT {COLUMNS} FROM tasks t WHERE {visible} AND {workspace} AND {after_clause} \
-         ORDER BY t.created_at, t.id LIMIT $5"
+        "SELECT {COLUMNS} FROM tasks t WHERE {visible} AND {workspace} AND {waiting} \
+         AND {after_clause} ORDER BY {order} LIMIT $5"
     )))
     .bind(user.unwrap_or_default())
     .bind(workspace_id.unwrap_or_default())
@@ -193,4 +251,68 @@ pub async fn claim_project(
     .execute(db)
     .await?;
     Ok(done.rows_affected() == 1)
+}
+
+/// What last happened in a task (issue 29 item 4): its newest message's
+/// time, and its newest question's stored status and last change.
+#[derive(Debug, Clone, Default)]
+pub struct Activity {
+    /// The newest message's `created_at`; 0 for none.
+    pub newest_message: i64,
+    /// The newest question's stored status (`""` for never asked).
+    pub last_status: String,
+    /// When the newest question last changed (answered, expired…); 0 for none.
+    pub last_question_change: i64,
+}
+
+/// [`Activity`] of each of `task_ids`, in one query whose subqueries each
+/// walk the `(task_session_id, created_at, id)` index backwards, never a
+/// task's whole history.
+///
+/// # Errors
+/// Database errors.
+pub async fn activity(
+    db: impl AnyExecutor<'_>,
+    task_ids: &[String],
+) -> sqlx::Result<std::collections::HashMap<String, Activity>> {
+    if task_ids.is_empty() {
+        return Ok(std::collections::HashMap::new());
+    }
+    let newest_question = |column: &str| {
+        format!(
+            "(SELECT m.{column} FROM task_session_messages m \
+             JOIN task_sessions s ON s.id = m.task_session_id \
+             WHERE s.task_id = t.id AND m.type = '{}' \
+             ORDER BY m.created_at DESC, m.id DESC LIMIT 1)",
+            clarify_core::MessageKind::ClarificationRequest.as_str()
+        )
+    };
+    let sql = format!(
+        "SELECT t.id, \
+         COALESCE((SELECT MAX(m.created_at) FROM task_session_messages m \
+             JOIN task_sessions s ON s.id = m.task_session_id WHERE s.task_id = t.id), 0), \
+         COALESCE({}, ''), COALESCE({}, 0) \
+         FROM tasks t WHERE t.id IN ({})",
+        newest_question("clarification_status"),
+        newest_question("updated_at"),
+        super::placeholders(1, task_ids.len())
+    );
+    let mut query = sqlx::query_as(super::sql(sql));
+    for id in task_ids {
+        query = query.bind(id);
+    }
+    let rows: Vec<(String, i64, String, i64)> = query.fetch_all(db).await?;
+    Ok(rows
+        .into_iter()
+        .map(|(id, newest_message, last_status, last_question_change)| {
+            (
+                id,
+                Activity {
+                    newest_message,
+                    last_status,
+                    last_question_change,
+                },
+            )
+        })
+        .collect())
 }

@@ -128,17 +128,20 @@ impl Lifecycle {
     pub async fn tasks_page(
         &self,
         caller: &Caller,
-        workspace_id: &str,
+        filter: tasks::TaskFilter<'_>,
         cursor_text: &str,
         limit: Option<i64>,
     ) -> Result<api::Tasks> {
         let user = caller.person()?;
-        let workspace_id = Some(workspace_id.trim()).filter(|w| !w.is_empty());
+        let filter = tasks::TaskFilter {
+            workspace_id: filter.workspace_id.map(str::trim).filter(|w| !w.is_empty()),
+            ..filter
+        };
         let after = cursor(cursor_text.trim())?;
-        let (page, more) = tasks::page_visible(
+        let (page, more) = tasks::page_filtered(
             self.db().pool(),
             user,
-            workspace_id,
+            filter,
             after.as_ref(),
             clamp_limit(limit),
         )

@@ -5,11 +5,13 @@ use std::collections::HashMap;
 
 use clarify_core::{api, pending_action};
 
+use crate::clock;
 use crate::db::clarification as repo;
 use crate::db::{Db, sessions, tasks};
 
-/// Projects `tasks` (activeness from the one active rule, D4) with two
-/// queries in all, whatever their number.
+/// Projects `tasks` (activeness from the one active rule, D4) with three
+/// queries in all, whatever their number: their active sessions, their
+/// sessions, and what last happened in each.
 ///
 /// # Errors
 /// Database errors.
@@ -24,17 +26,38 @@ pub async fn task_views(db: &Db, tasks: Vec<tasks::Task>) -> sqlx::Result<Vec<ap
             .push(session);
     }
     let pending = |s: &sessions::Session| pending_action(s.state, with_active.contains(&s.id));
+    let activity = tasks::activity(db.pool(), &ids).await?;
     Ok(tasks
         .into_iter()
         .map(|task| {
             let sessions = sessions_of.get(&task.id).map_or(&[][..], Vec::as_slice);
+            let task_pending_action = sessions.iter().find_map(pending);
+            let done = activity.get(&task.id).cloned().unwrap_or_default();
+            let last = task
+                .updated_at
+                .max(done.newest_message)
+                .max(done.last_question_change);
             api::TaskView {
-                task_pending_action: sessions.iter().find_map(pending),
+                last_outcome: last_outcome(&done.last_status, task_pending_action.is_some()),
+                last_activity_at: clock::rfc3339(last),
+                task_pending_action,
                 primary_session_pending_action: sessions.first().and_then(pending),
                 task: task.into(),
             }
         })
         .collect())
+}
+
+/// How a task's newest question stands, from its stored status: still
+/// `pending` only while it is active (T1); a pending one left behind by a
+/// newer turn is `superseded`.
+fn last_outcome(stored: &str, waiting: bool) -> String {
+    match stored {
+        "" if !waiting => String::new(),
+        "" | "pending" if waiting => "pending".to_owned(),
+        "" | "pending" => clarify_core::status::SUPERSEDED.to_owned(),
+        other => other.to_owned(),
+    }
 }
 
 /// Projects one task.

@@ -161,6 +161,11 @@ pub async fn create_task(
 pub struct TaskQuery {
     /// Only this workspace's tasks.
     workspace_id: Option<String>,
+    /// `oldest` (the default) or `newest` first.
+    order: Option<String>,
+    /// `true`: only tasks with a question waiting now; `false` or absent:
+    /// all.
+    waiting: Option<String>,
     /// Page size (a whole number): default 50, at most 200.
     limit: Option<String>,
     /// The previous page's `next_cursor`.
@@ -174,7 +179,8 @@ pub struct TaskQuery {
     tag = "tasks",
     params(TaskQuery),
     responses(
-        (status = 200, description = "A page of the tasks you can see, oldest first", body = api::Tasks),
+        (status = 200, description = "A page of the tasks you can see, oldest first (or newest, `?order=newest`), each with its last activity and outcome", body = api::Tasks),
+        (status = 400, description = "A `limit`, `cursor`, `order` or `waiting` that is not one", body = ErrorBody),
     )
 )]
 pub async fn list_tasks(
@@ -183,11 +189,26 @@ pub async fn list_tasks(
     Query(query): Query<TaskQuery>,
 ) -> Result<impl IntoResponse> {
     let limit = page_limit(query.limit.as_deref())?;
+    let newest_first = match query.order.as_deref().map(str::trim).unwrap_or_default() {
+        "" | "oldest" => false,
+        "newest" => true,
+        _ => return Err(Error::BadRequest("order: oldest or newest".to_owned())),
+    };
+    let waiting = match query.waiting.as_deref().map(str::trim).unwrap_or_default() {
+        "" | "false" => false,
+        "true" => true,
+        _ => return Err(Error::BadRequest("waiting: true or false".to_owned())),
+    };
+    let filter = tasks::TaskFilter {
+        workspace_id: query.workspace_id.as_deref(),
+        waiting,
+        newest_first,
+    };
     let page = state
         .lifecycle
         .tasks_page(
             &caller,
-            query.workspace_id.as_deref().unwrap_or_default(),
+            filter,
             query.cursor.as_deref().unwrap_or_default(),
             limit,
         )

@@ -192,6 +192,15 @@ pub(super) fn pages(document: &mut Value) {
                      absent for the first page. Any other text is refused (400, L13)."
                 );
             }
+            // Trimmed, then one of a few words; empty reads as absent.
+            Some("order") => {
+                parameter["schema"] = json!({"type": "string",
+                    "pattern": format!("^[{WHITESPACE}]*(?:oldest|newest)?[{WHITESPACE}]*$")});
+            }
+            Some("waiting") => {
+                parameter["schema"] = json!({"type": "string",
+                    "pattern": format!("^[{WHITESPACE}]*(?:true|false)?[{WHITESPACE}]*$")});
+            }
             Some("created_since") => {
                 // Empty reads as absent; anything else must parse (L13).
                 parameter["schema"] = json!({"anyOf": [
