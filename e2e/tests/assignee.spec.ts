@@ -59,6 +59,15 @@ test('"For you" first, another person\'s named, and reassigned from the overlay'
     await expect(mine.locator(`[data-pending-id="${forBob}"]`)).toBeVisible();
     const view = await (await api.get(`/api/v1/clarification/${forBob}`)).json();
     expect(view.assignee).toBe('alice');
+
+    // Alice answers it; her own answer reads "by you" in the transcript.
+    // Moved under "For you", it stays open where it now is.
+    const moved = mine.locator(`[data-pending-id="${forBob}"]`);
+    await expect(moved.getByTestId('clarification-overlay')).toBeVisible();
+    await moved.getByTestId('clarification-option').first().click();
+    await expect(page.getByTestId('inbox-notice')).toHaveText('Answer sent.');
+    await page.goto(`${server.url}/t/${view.task_id}`);
+    await expect(page.getByTestId('transcript-provenance')).toContainText('Answered by you in the browser');
     await api.dispose();
   } finally {
     child.kill('SIGTERM');

@@ -215,9 +215,10 @@ async fn post(
         .map_err(network)
 }
 
-/// One page of the tasks the caller can see, oldest first.
-pub async fn tasks_page(limit: usize, cursor: &str) -> Result<api::Tasks, ApiError> {
-    get(&format!("/tasks?limit={limit}&cursor={cursor}")).await
+/// One page of the tasks the caller can see; `filter` is more of the
+/// query (`&order=newest&waiting=true`).
+pub async fn tasks_page(limit: usize, cursor: &str, filter: &str) -> Result<api::Tasks, ApiError> {
+    get(&format!("/tasks?limit={limit}&cursor={cursor}{filter}")).await
 }
 
 /// The bundles waiting for the caller, oldest first: the first 200 (more

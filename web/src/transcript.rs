@@ -94,7 +94,7 @@ pub fn apply_winner(messages: &mut [Message], status: Status, response: &Respons
 /// markup, every text escaped or rendered by the server: it is rebuilt
 /// whole on every change, and a string costs the wasm far less than a view
 /// per line.
-fn bundle_card(messages: &[Message], active: Option<&str>) -> String {
+fn bundle_card(messages: &[Message], active: Option<&str>, me: Option<&str>) -> String {
     use crate::html::escape;
     let rendered = |m: &Message, key: &str, text: &str| match m
         .metadata
@@ -134,12 +134,16 @@ fn bundle_card(messages: &[Message], active: Option<&str>) -> String {
             escape(&text)
         ));
         if provenance.is_none() && (status == "answered" || status == "rejected") {
-            provenance = meta.answered_by.as_ref().map(|by| {
+            provenance = meta.answered_by.clone().map(|mut by| {
                 let verb = if status == "rejected" {
                     "Declined"
                 } else {
                     "Answered"
                 };
+                // The person looking is "you" (issue 29: words that fit).
+                if me.is_some_and(|me| me == by.user) {
+                    "you".clone_into(&mut by.user);
+                }
                 by.describe_as(verb, seconds_between(&m.created_at, &m.updated_at))
             });
         }
@@ -186,15 +190,17 @@ pub fn Transcript(
     messages: RwSignal<Vec<Message>>,
     active: Signal<Option<String>>,
 ) -> impl IntoView {
+    let me = use_context::<crate::Me>().map(|m| m.0);
     view! {
         <ol class="transcript" data-testid="transcript">
             {move || {
                 let active = active.get();
+                let me = me.and_then(|m| m.get());
                 entries(messages.get(), active.as_deref())
                     .into_iter()
                     .map(|group| {
                         if group[0].kind == MessageKind::ClarificationRequest.as_str() {
-                            let card = bundle_card(&group, active.as_deref());
+                            let card = bundle_card(&group, active.as_deref(), me.as_deref());
                             view! { <li class="message bundle" data-testid="transcript-bundle" inner_html=card></li> }
                                 .into_any()
                         } else {

@@ -363,21 +363,31 @@ fn Row(
         });
     };
     let view_of = RwSignal::new(None::<BundleView>);
-    let toggle = move |_| {
-        if is_open() {
-            open.set(None);
-            return;
-        }
-        open.set(Some(id.get_value()));
+    let show = move || {
         spawn_local(async move {
             match api::bundle(&id.get_value()).await {
-                Ok(b) if b.active => view_of.set(Some(b)),
+                Ok(b) if b.active => {
+                    view_of.try_set(Some(b));
+                }
                 _ => {
                     open.set(None);
                     waiting.load();
                 }
             }
         });
+    };
+    // A row re-made while open (reassigned into "For you", or its group
+    // changed) opens again where it now is.
+    if is_open() {
+        show();
+    }
+    let toggle = move |_| {
+        if is_open() {
+            open.set(None);
+            return;
+        }
+        open.set(Some(id.get_value()));
+        show();
     };
     view! {
         <li class="inbox-row" data-testid="inbox-row" data-pending-id=bundle.pending_id>

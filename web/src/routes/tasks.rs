@@ -1,5 +1,7 @@
-//! The task list below the inbox: every visible task by workspace, a page
-//! at a time, with a "waiting for input" indicator kept live by the socket.
+//! The task list below the inbox (issue 29 item 4): newest first, each
+//! task with its last activity and its newest question's outcome,
+//! filtered by workspace and by "waiting", a page at a time, kept live by
+//! the socket.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -14,11 +16,11 @@ use crate::ws;
 const PAGE: usize = 50;
 
 /// The pages of tasks shown so far, and whether more follow.
-async fn load_pages(pages: usize) -> Result<(Vec<TaskView>, bool), api::ApiError> {
+async fn load_pages(pages: usize, filter: &str) -> Result<(Vec<TaskView>, bool), api::ApiError> {
     let mut all = Vec::new();
     let mut cursor = String::new();
     for _ in 0..pages {
-        let page = api::tasks_page(PAGE, &cursor).await?;
+        let page = api::tasks_page(PAGE, &cursor, filter).await?;
         all.extend(page.tasks);
         cursor = page.next_cursor;
         if cursor.is_empty() {
@@ -36,14 +38,22 @@ pub fn TaskList() -> impl IntoView {
     let pages = RwSignal::new(1usize);
     let more = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
+    let workspace = RwSignal::new(String::new());
+    let only_waiting = RwSignal::new(false);
     let load = move || {
+        let filter = format!(
+            "&order=newest&waiting={}&workspace_id={}",
+            only_waiting.get_untracked(),
+            workspace.get_untracked()
+        );
         spawn_local(async move {
-            match load_pages(pages.get_untracked()).await {
+            match load_pages(pages.get_untracked(), &filter).await {
                 Ok((list, more_follow)) => {
                     tasks.set(list);
                     more.set(more_follow);
                     error.set(None);
                 }
+                Err(api::ApiError::Offline) => {}
                 Err(e) => error.set(Some(e.message())),
             }
             if let Ok(list) = api::workspaces().await {
@@ -52,54 +62,54 @@ pub fn TaskList() -> impl IntoView {
         });
     };
     load();
-    // Every kind of event can change a task's waiting indicator.
+    // Every kind of event can change a task's outcome or waiting mark.
     ws::listen(move |_| load());
-
-    // Workspaces in the server's order, then tasks without one.
-    let groups = move || {
-        let all = tasks.get();
-        let mut names: Vec<(String, String)> = workspaces
-            .get()
-            .into_iter()
-            .map(|w| (w.id, w.name))
-            .collect();
-        names.push((String::new(), "No workspace".into()));
-        names
-            .into_iter()
-            .map(|(id, name)| {
-                let list: Vec<TaskView> = all
-                    .iter()
-                    .filter(|t| t.task.workspace_id == id)
-                    .cloned()
-                    .collect();
-                (name, list)
-            })
-            .filter(|(_, list)| !list.is_empty())
-            .collect::<Vec<_>>()
+    let refilter = move || {
+        pages.set(1);
+        load();
     };
 
     view! {
         <section class="task-list" aria-labelledby="tasks-heading">
-            <h2 id="tasks-heading">"Tasks"</h2>
+            <div class="section-head">
+                <h2 id="tasks-heading">"Tasks"</h2>
+                <div class="filters">
+                    <label for="tasks-workspace">"Workspace"</label>
+                    <select
+                        id="tasks-workspace"
+                        data-testid="tasks-workspace"
+                        on:change=move |ev| {
+                            workspace.set(event_target_value(&ev));
+                            refilter();
+                        }
+                    >
+                        <option value="">"All"</option>
+                        {move || {
+                            workspaces
+                                .get()
+                                .into_iter()
+                                .map(|w| view! { <option value=w.id>{w.name}</option> })
+                                .collect_view()
+                        }}
+                    </select>
+                    <label class="check">
+                        <input
+                            type="checkbox"
+                            data-testid="tasks-waiting"
+                            on:change=move |ev| {
+                                only_waiting.set(event_target_checked(&ev));
+                                refilter();
+                            }
+                        />
+                        "Waiting only"
+                    </label>
+                </div>
+            </div>
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             <Show when=move || tasks.with(Vec::is_empty)>
                 <p>"No tasks yet."</p>
             </Show>
-            {move || {
-                groups()
-                    .into_iter()
-                    .map(|(name, list)| {
-                        view! {
-                            <section class="workspace">
-                                <h3>{name}</h3>
-                                <ul class="tasks">
-                                    {list.into_iter().map(task_row).collect_view()}
-                                </ul>
-                            </section>
-                        }
-                    })
-                    .collect_view()
-            }}
+            <ul class="tasks">{move || tasks.get().into_iter().map(task_row).collect_view()}</ul>
             <Show when=move || more.get()>
                 <button
                     type="button"
@@ -117,10 +127,33 @@ pub fn TaskList() -> impl IntoView {
     }
 }
 
+/// A task's newest question's outcome, as a person says it.
+fn outcome_words(outcome: &str) -> &'static str {
+    match outcome {
+        "answered" => "answered",
+        "rejected" => "declined",
+        "expired" => "expired",
+        "cancelled" => "withdrawn",
+        "superseded" => "left unanswered",
+        _ => "",
+    }
+}
+
 fn task_row(t: TaskView) -> impl IntoView {
     let waiting = t.task_pending_action == Some(PendingAction::Clarification);
+    let words = outcome_words(&t.last_outcome);
+    let ago = js_sys::Date::parse(&t.last_activity_at);
+    // Whole seconds of a span of milliseconds: exact enough.
+    #[allow(clippy::cast_possible_truncation)]
+    let ago = (!ago.is_nan()).then(|| {
+        let seconds = ((js_sys::Date::now() - ago) / 1000.0) as i64;
+        match crate::waiting::age_text(seconds).as_str() {
+            "now" => "just now".to_owned(),
+            age => format!("{age} ago"),
+        }
+    });
     view! {
-        <li data-testid="task-item">
+        <li data-testid="task-item" data-outcome=t.last_outcome.clone()>
             <a href=format!("/t/{}", t.task.id)>{t.task.title}</a>
             {waiting
                 .then(|| {
@@ -130,6 +163,9 @@ fn task_row(t: TaskView) -> impl IntoView {
                         </span>
                     }
                 })}
+            {(!waiting && !words.is_empty())
+                .then(|| view! { <span class="outcome-tag" data-testid="task-outcome">{words}</span> })}
+            {ago.map(|a| view! { <span class="hint" data-testid="task-activity">{a}</span> })}
         </li>
     }
 }
