@@ -52,7 +52,8 @@ test('"For you" first, another person\'s named, and reassigned from the overlay'
 
     // Reassigned to alice from its overlay: it moves under "For you", live.
     await bobRow.locator('button.row').click();
-    await expect(bobRow.getByTestId('clarification-assignee')).toHaveText('For bob');
+    await expect(bobRow.getByTestId('clarification-assignee')).toHaveText('For bob · reassign');
+    await bobRow.getByTestId('clarification-assignee').click();
     expect((await new AxeBuilder({ page }).include('[data-testid=clarification-assign]').analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
     await bobRow.getByTestId('clarification-assign-input').fill('alice');
     await bobRow.getByTestId('clarification-assign-save').click();

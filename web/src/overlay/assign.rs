@@ -34,28 +34,32 @@ pub(super) fn Assign(pending_id: String, assignee: String) -> impl IntoView {
             busy.try_set(false);
         });
     };
+    // Folded away under one line, so it never stands between an answer and
+    // Submit; open, it takes a name.
     view! {
-        <form class="assign" data-testid="clarification-assign" on:submit=save>
-            <p class="hint" data-testid="clarification-assignee">
+        <details class="assign" data-testid="clarification-assign">
+            <summary data-testid="clarification-assignee">
                 {move || match current.get().as_str() {
-                    "" => "For anyone who may answer".to_owned(),
-                    name => format!("For {name}"),
+                    "" => "Assign to someone".to_owned(),
+                    name => format!("For {name} · reassign"),
                 }}
-            </p>
-            <label for="clarification-assign-input">"Assign to"</label>
-            <input
-                id="clarification-assign-input"
-                data-testid="clarification-assign-input"
-                autocomplete="off"
-                maxlength="64"
-                placeholder="a user name, or empty for anyone"
-                prop:value=typed
-                on:input=move |ev| typed.set(event_target_value(&ev))
-            />
-            <button type="submit" class="secondary" data-testid="clarification-assign-save" disabled=move || busy.get()>
-                "Assign"
-            </button>
-            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
-        </form>
+            </summary>
+            <form on:submit=save>
+                <label for="clarification-assign-input">"Assign to"</label>
+                <input
+                    id="clarification-assign-input"
+                    data-testid="clarification-assign-input"
+                    autocomplete="off"
+                    maxlength="64"
+                    placeholder="a user name, or empty for anyone"
+                    prop:value=typed
+                    on:input=move |ev| typed.set(event_target_value(&ev))
+                />
+                <button type="submit" class="secondary" data-testid="clarification-assign-save" disabled=move || busy.get()>
+                    "Assign"
+                </button>
+                {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            </form>
+        </details>
     }
 }

@@ -431,10 +431,6 @@ pub fn Overlay(
                         })
                 }}
                 <Decline open=declining busy=submitting.into() decline=decline />
-                {move || {
-                    let (pending_id, assignee) = assign_to.get_value();
-                    view! { <assign::Assign pending_id=pending_id assignee=assignee /> }
-                }}
                 <div class="actions">
                     <button
                         type="button"
@@ -469,6 +465,10 @@ pub fn Overlay(
                         {move || if submitting.get() { "Sending…" } else { "Submit" }}
                     </button>
                 </div>
+                {move || {
+                    let (pending_id, assignee) = assign_to.get_value();
+                    view! { <assign::Assign pending_id=pending_id assignee=assignee /> }
+                }}
                 <p class="hint keys">"1–9 pick · ←/→ move · Ctrl+Enter submit · Esc hide"</p>
             </section>
         </Show>
