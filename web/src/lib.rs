@@ -8,6 +8,7 @@ mod expiry;
 mod html;
 mod json;
 mod notify;
+mod outcome;
 mod overlay;
 mod routes;
 mod transcript;

@@ -6,7 +6,10 @@ mod assign;
 mod card;
 mod decline;
 mod draft;
+mod heading;
+mod keys;
 mod overtaken;
+mod steps;
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -32,32 +35,6 @@ type Edit = Box<dyn FnOnce(&mut Draft) + Send + Sync>;
 /// Drafts of every bundle seen on this page, by `pending_id`.
 pub type Drafts = RwSignal<HashMap<String, Draft>>;
 
-/// The overlay's heading: the task's title, and which of its sessions
-/// asks when it has several ("Migrate billing — frontend agent"). Left to
-/// the generic words if the task cannot be read; set only while the
-/// overlay is there to show it.
-async fn task_heading(task_id: String, session_id: String, heading: RwSignal<Option<String>>) {
-    let Ok(task) = api::task(&task_id).await else {
-        return;
-    };
-    let mut text = task.task.title;
-    if let Ok(sessions) = api::sessions(&task_id).await
-        && sessions.len() > 1
-        && let Some((n, s)) = sessions
-            .iter()
-            .enumerate()
-            .find(|(_, s)| s.session.id == session_id)
-    {
-        let which = if s.session.description.is_empty() {
-            format!("session {}", n + 1)
-        } else {
-            s.session.description.clone()
-        };
-        text = format!("{text} — {which}");
-    }
-    heading.try_set(Some(text));
-}
-
 /// The overlay for `bundle`; `on_done` hears how a submit ended.
 #[component]
 pub fn Overlay(
@@ -71,7 +48,7 @@ pub fn Overlay(
     let detached = bundle.agent_disconnected;
     let alike = StoredValue::new(alike);
     let heading = RwSignal::new(None::<String>);
-    spawn_local(task_heading(
+    spawn_local(heading::task_heading(
         bundle.bundle.task_id.clone(),
         bundle.bundle.session_id.clone(),
         heading,
@@ -202,19 +179,17 @@ pub fn Overlay(
                         m.remove(&pid);
                     });
                 }
-                Err(api::ApiError::Offline) => {
+                Err(e) => {
                     // The overlay stays answerable: nothing was settled.
-                    error.set(Some(
+                    let offline = e == api::ApiError::Offline;
+                    error.set(Some(if offline {
                         "Your answer was not sent: the server cannot be reached right now. \
                          It is kept here; send it again once the connection is back."
-                            .to_owned(),
-                    ));
-                    unreachable.set(true);
-                    submitting.set(false);
-                    edit(Box::new(|d| d.sending = false));
-                }
-                Err(e) => {
-                    error.set(Some(format!("Your answer was not sent. {}", e.message())));
+                            .to_owned()
+                    } else {
+                        format!("Your answer was not sent. {}", e.message())
+                    }));
+                    unreachable.set(offline);
                     submitting.set(false);
                     edit(Box::new(|d| d.sending = false));
                 }
@@ -265,48 +240,27 @@ pub fn Overlay(
             .target()
             .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
             .is_some_and(|e| e.tag_name() == "TEXTAREA");
-        let key_name = ev.key();
-        let modifier = ev.ctrl_key() || ev.meta_key();
-        match key_name.as_str() {
-            "Escape" => {
-                ev.prevent_default();
-                collapse();
-            }
-            "Enter" if modifier => {
-                ev.prevent_default();
-                if can_submit() {
-                    submit();
-                }
-            }
-            "Enter" if in_text && !ev.shift_key() => {
-                // Enter commits this answer and moves on; Shift+Enter is a newline.
-                ev.prevent_default();
-                let s = step.get_untracked();
-                if s + 1 < count {
-                    go(s + 1, Some("textarea"));
-                } else if can_submit() {
-                    submit();
-                }
-            }
-            "ArrowLeft" if !in_text => {
-                ev.prevent_default();
-                go(step.get_untracked().saturating_sub(1), None);
-            }
-            "ArrowRight" if !in_text => {
-                ev.prevent_default();
-                go(step.get_untracked() + 1, None);
-            }
-            digit if !in_text && !modifier && !ev.alt_key() => {
-                let Some(n) = digit.parse::<usize>().ok().filter(|n| *n >= 1) else {
-                    return;
-                };
-                let s = step.get_untracked();
-                let option = questions.with_value(|q| {
+        let pressed = keys::Pressed {
+            key: ev.key(),
+            modifier: ev.ctrl_key() || ev.meta_key(),
+            alt: ev.alt_key(),
+            shift: ev.shift_key(),
+            in_text,
+        };
+        let s = step.get_untracked();
+        let action = keys::action(&pressed, s, count);
+        if action != keys::Action::None {
+            ev.prevent_default();
+        }
+        match action {
+            keys::Action::Collapse => collapse(),
+            keys::Action::Submit if can_submit() => submit(),
+            keys::Action::Card(to, text) => go(to, text.then_some("textarea")),
+            keys::Action::Option(n) => {
+                if let Some(option) = questions.with_value(|q| {
                     q.get(s)
                         .and_then(|q| q.options.get(n - 1).map(|o| o.option_id.clone()))
-                });
-                if let Some(option) = option {
-                    ev.prevent_default();
+                }) {
                     pick(s, option);
                 }
             }
@@ -378,38 +332,8 @@ pub fn Overlay(
                     })}
                 {(count > 1)
                     .then(|| {
-                        view! {
-                            <nav class="steps" aria-label="Questions">
-                                {(0..count)
-                                    .map(|i| {
-                                        view! {
-                                            <button
-                                                type="button"
-                                                class="step"
-                                                data-testid="clarification-step"
-                                                class:done=move || draft.with(|d| d.is_answered(i))
-                                                class:over=move || {
-                                                    draft.with(|d| d.over_questions().contains(&i))
-                                                }
-                                                aria-current=move || (step.get() == i).then_some("step")
-                                                aria-label=questions.with_value(|q| match q.get(i) {
-                                                    Some(q) if !q.title.is_empty() => format!("Question {}: {}", i + 1, q.title),
-                                                    _ => format!("Question {}", i + 1),
-                                                })
-                                                on:click=move |_| go(i, None)
-                                            >
-                                                {i + 1}
-                                                {questions.with_value(|q| {
-                                                    q.get(i)
-                                                        .filter(|q| !q.title.is_empty())
-                                                        .map(|q| view! { <span class="step-title">{q.title.clone()}</span> })
-                                                })}
-                                            </button>
-                                        }
-                                    })
-                                    .collect_view()}
-                            </nav>
-                        }
+                        let titles = questions.with_value(|q| q.iter().map(|q| q.title.clone()).collect());
+                        view! { <steps::Steps titles=titles draft=draft step=step go=Callback::new(move |i| go(i, None)) /> }
                     })}
                 // One live region for progress and errors, present from the
                 // start so screen readers hear its changes.
