@@ -1,7 +1,7 @@
 // A real `clarify` server per worker: bound to 127.0.0.1:0 with its own
 // SQLite file, its URL read from the line it prints once it is listening.
 import { test as base, expect } from '@playwright/test';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -42,14 +42,29 @@ export async function startServer(
   return { server: { url }, child, dir };
 }
 
+/** Stops a server `startServer` started and removes its folder. */
+export async function stopServer(child: ChildProcess, dir: string): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    child.kill('SIGTERM');
+    await new Promise((done) => child.once('exit', done));
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** A personal access token for `user` (made if new) in `dir`'s database. */
+export function createToken(dir: string, user: string): string {
+  const out = execFileSync(binary, ['token', 'create', '--user', user, '--database-url', `sqlite://${join(dir, 'clarify.db')}`], {
+    encoding: 'utf8',
+  });
+  return out.trim().split('\n').pop()!;
+}
+
 export const test = base.extend<{}, { server: Server }>({
   server: [
     async ({}, use) => {
       const { server, child, dir } = await startServer();
       await use(server);
-      child.kill('SIGTERM');
-      await new Promise((done) => child.once('exit', done));
-      rmSync(dir, { recursive: true, force: true });
+      await stopServer(child, dir);
     },
     { scope: 'worker' },
   ],

@@ -1,20 +1,12 @@
 // A question for someone in particular (issue 29 item 6), with --auth so
 // the page knows who is looking: what is assigned to alice comes first
 // under "For you", another person's says so, and the overlay reassigns.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { request as apiRequest } from '@playwright/test';
-import { test, expect, startServer, binary } from '../fixtures';
-
-function createToken(dir: string, user: string): string {
-  const out = execFileSync(binary, ['token', 'create', '--user', user, '--database-url', `sqlite://${join(dir, 'clarify.db')}`], {
-    encoding: 'utf8',
-  });
-  return out.trim().split('\n').pop()!;
-}
+import { test, expect, startServer, stopServer, createToken } from '../fixtures';
 
 test('"For you" first, another person\'s named, and reassigned from the overlay', async ({ page }) => {
   const dir = mkdtempSync(join(tmpdir(), 'clarify-e2e-assignee-'));
@@ -71,8 +63,6 @@ test('"For you" first, another person\'s named, and reassigned from the overlay'
     await expect(page.getByTestId('transcript-provenance')).toContainText('Answered by you in the browser');
     await api.dispose();
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((done) => child.once('exit', done));
-    rmSync(dir, { recursive: true, force: true });
+    await stopServer(child, dir);
   }
 });

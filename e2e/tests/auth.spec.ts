@@ -1,18 +1,10 @@
 // With --auth: the login page (paste a token), logout, and per-user
 // visibility of tasks in the browser (issue 6, item 5; A1–A3).
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request as apiRequest } from '@playwright/test';
-import { test, expect, startServer, binary } from '../fixtures';
-
-function createToken(dir: string, user: string): string {
-  const out = execFileSync(binary, ['token', 'create', '--user', user, '--database-url', `sqlite://${join(dir, 'clarify.db')}`], {
-    encoding: 'utf8',
-  });
-  return out.trim().split('\n').pop()!;
-}
+import { test, expect, startServer, stopServer, createToken } from '../fixtures';
 
 test('login, logout, and a second user does not see the first user’s task', async ({ page }) => {
   const dir = mkdtempSync(join(tmpdir(), 'clarify-e2e-auth-'));
@@ -56,8 +48,6 @@ test('login, logout, and a second user does not see the first user’s task', as
     await expect(page.getByText('alice’s task')).toBeVisible();
     await api.dispose();
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((done) => child.once('exit', done));
-    rmSync(dir, { recursive: true, force: true });
+    await stopServer(child, dir);
   }
 });

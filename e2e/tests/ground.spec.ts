@@ -1,11 +1,11 @@
 // The ground, shown (issue 29 item 2): the server really stops (SIGKILL,
 // as a crash) and really comes back on the same port and SQLite file; the
 // page says so within 2 s, keeps what was typed, and drops its stale error.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request as apiRequest } from '@playwright/test';
-import { test, expect, startServer } from '../fixtures';
+import { test, expect, startServer, stopServer } from '../fixtures';
 import { askOne } from '../helpers';
 
 test('the server stops: a banner within 2 s, the draft kept, plain words; it returns: all cleared, and the answer goes', async ({ page }) => {
@@ -40,8 +40,6 @@ test('the server stops: a banner within 2 s, the draft kept, plain words; it ret
     await expect(page.getByTestId('transcript-outcome')).toHaveText('Answered: SQLite, “only for reads”');
     await api.dispose();
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((done) => child.once('exit', done));
-    rmSync(dir, { recursive: true, force: true });
+    await stopServer(child, dir);
   }
 });

@@ -158,6 +158,20 @@ pub fn InboxPage() -> impl IntoView {
         waiting.load();
     });
 
+    // The rows assigned to this person, or the others, as a list.
+    let list = move |mine: bool| {
+        view! {
+            <ul class="inbox-list" data-testid=mine.then_some("inbox-mine")>
+                <For
+                    each=move || rows(mine)
+                    key=|(b, alike)| (b.pending_id.clone(), alike.len())
+                    children=move |(bundle, alike)| {
+                        view! { <Row bundle=bundle alike=alike split=split open=open titles=titles drafts=drafts on_done=on_done /> }
+                    }
+                />
+            </ul>
+        }
+    };
     view! {
         <section class="inbox" data-testid="inbox" aria-labelledby="inbox-heading">
             <div class="section-head">
@@ -192,24 +206,8 @@ pub fn InboxPage() -> impl IntoView {
             <Show when=move || !rows(true).is_empty()>
                 <h3 class="for-you" data-testid="inbox-for-you">"For you"</h3>
             </Show>
-            <ul class="inbox-list" data-testid="inbox-mine">
-                <For
-                    each=move || rows(true)
-                    key=|(b, alike)| (b.pending_id.clone(), alike.len())
-                    children=move |(bundle, alike)| {
-                        view! { <Row bundle=bundle alike=alike split=split open=open titles=titles drafts=drafts on_done=on_done /> }
-                    }
-                />
-            </ul>
-            <ul class="inbox-list">
-                <For
-                    each=move || rows(false)
-                    key=|(b, alike)| (b.pending_id.clone(), alike.len())
-                    children=move |(bundle, alike)| {
-                        view! { <Row bundle=bundle alike=alike split=split open=open titles=titles drafts=drafts on_done=on_done /> }
-                    }
-                />
-            </ul>
+            {list(true)}
+            {list(false)}
             <Show when=move || waiting.bundles.with(|b| !b.is_empty())>
                 <p class="hint keys">"j/k move · Enter opens · 1–9 answer a one-question row"</p>
             </Show>
