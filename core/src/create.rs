@@ -64,7 +64,14 @@ pub struct NewBundle {
     /// The person this is for (a user name; issue 29 item 6): first in
     /// their inbox under "For you", named in the notices. Anyone who may
     /// see the bundle may still answer it.
-    #[cfg_attr(feature = "openapi", schema(max_length = 64, nullable))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            max_length = 64,
+            nullable,
+            pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"
+        )
+    )]
     #[serde(
         deserialize_with = "null_as_default",
         skip_serializing_if = "String::is_empty"
@@ -191,19 +198,20 @@ pub fn validate_new_bundle(bundle: &NewBundle) -> Result<BundleSpec, CreateError
     })
 }
 
-/// An assignee as given: trimmed, and a user name or nothing.
+/// An assignee as given: a user name or nothing, trimmed. Judged as sent,
+/// before the trim, as the contract's `maxLength` and pattern state it: a
+/// tab or a newline is a control character wherever it stands.
 ///
 /// # Errors
 /// [`CreateError::InvalidAssignee`]: too long, or holding a control
 /// character.
 pub fn check_assignee(name: &str) -> Result<String, CreateError> {
-    let name = name.trim();
     if name.chars().count() > MAX_ASSIGNEE_RUNES || name.chars().any(char::is_control) {
         return Err(CreateError::InvalidAssignee {
-            name: String::from(name),
+            name: String::from(name.trim()),
         });
     }
-    Ok(String::from(name))
+    Ok(String::from(name.trim()))
 }
 
 fn shared_context(bundle: &NewBundle) -> Result<String, CreateError> {

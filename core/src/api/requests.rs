@@ -156,8 +156,12 @@ pub struct Login {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Assign {
-    /// A user name, trimmed; `""` for nobody in particular.
-    #[cfg_attr(feature = "openapi", schema(max_length = 64))]
+    /// A user name, trimmed; `""` for nobody in particular. At most 64
+    /// characters as sent, none a control character.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(max_length = 64, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$")
+    )]
     pub assignee: String,
 }
 
@@ -170,6 +174,8 @@ pub struct Assign {
 pub struct RespondAlike {
     /// The bundles, 1 to 50, each once, all alike (the same
     /// `similar_key`, the same questions and options).
+    /// (`uniqueItems`, which utoipa cannot say, is set by the server's
+    /// document.)
     #[cfg_attr(feature = "openapi", schema(min_items = 1, max_items = 50))]
     pub pending_ids: Vec<String>,
     /// The answer (or rejection) each of them gets, as

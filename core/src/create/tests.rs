@@ -153,3 +153,19 @@ fn a_default_names_an_option_of_its_own_question() {
         "questions[0].default_option_id: \"q2_opt1\" is not one of the question's option ids"
     );
 }
+
+#[test]
+fn an_assignee_is_judged_as_sent_then_trimmed() {
+    use super::check_assignee;
+    assert_eq!(check_assignee(" bob\u{2002}").unwrap(), "bob");
+    assert_eq!(check_assignee("").unwrap(), "");
+    // A tab is a control character, even where a trim would drop it: the
+    // contract's pattern refuses it, so the server does too.
+    for bad in ["\tbob".to_owned(), "bo\u{81}b".to_owned(), "x".repeat(65)] {
+        let err = check_assignee(&bad).unwrap_err();
+        assert_eq!(err.field().to_string(), "assignee", "{bad:?}");
+    }
+    // 64 characters as sent, surrounding spaces included.
+    assert!(check_assignee(&format!(" {} ", "x".repeat(63))).is_err());
+    assert!(check_assignee(&"x".repeat(64)).is_ok());
+}

@@ -25,7 +25,7 @@ use utoipa_axum::routes;
 use crate::state::AppState;
 
 mod accepts;
-use accepts::{pages, refuse_nul, webhook_urls, websocket};
+use accepts::{alike_ids, pages, refuse_nul, webhook_urls, websocket};
 
 /// The document, serialized once at start-up.
 #[derive(Debug, Clone)]
@@ -85,6 +85,7 @@ fn finish(api: utoipa::openapi::OpenApi, auth: bool) -> Value {
     refuse_nul(&mut document);
     pages(&mut document);
     webhook_urls(&mut document);
+    alike_ids(&mut document);
     websocket(&mut document);
     if let Some(paths) = document["paths"].as_object_mut() {
         for (path, item) in paths.iter_mut() {

@@ -241,6 +241,15 @@ pub(super) fn webhook_urls(document: &mut Value) {
     }
 }
 
+/// `respond-alike` names each bundle once: a repeat is a 400 (issue 29).
+pub(super) fn alike_ids(document: &mut Value) {
+    if let Some(ids) =
+        document.pointer_mut("/components/schemas/RespondAlike/properties/pending_ids")
+    {
+        ids["uniqueItems"] = json!(true);
+    }
+}
+
 /// `GET /ws` takes a WebSocket upgrade only (axum's `WebSocketUpgrade`):
 /// anything else is a 400 naming what is missing.
 pub(super) fn websocket(document: &mut Value) {
