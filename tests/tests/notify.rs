@@ -196,6 +196,33 @@ async fn a_workspace_owner_adds_a_webhook_for_that_workspace_only() {
             400,
             "webhook_url: 'ä' is not allowed",
         ),
+        // Schemathesis again: a host the parser takes, no DNS name holds.
+        (
+            json!({"webhook_url": "http://example.co*"}),
+            400,
+            "webhook_url: must be an http:// or https:// URL with a host name",
+        ),
+        (
+            json!({"webhook_url": "http://exa_mple.com/"}),
+            400,
+            "webhook_url: must be an http:// or https:// URL with a host name",
+        ),
+        // Each a URL the parser would take, none the document allows.
+        (
+            json!({"webhook_url": "http://user:pw@example.com/"}),
+            400,
+            "webhook_url: must be an http:// or https:// URL with a host name",
+        ),
+        (
+            json!({"webhook_url": "http:\\\\example.com\\x"}),
+            400,
+            "webhook_url: must be an http:// or https:// URL with a host name",
+        ),
+        (
+            json!({"webhook_url": "http://example.com:65536/"}),
+            400,
+            "webhook_url: must be an http:// or https:// URL with a host name",
+        ),
     ] {
         let (status, body) = owner.put(&path, &bad).await;
         assert_eq!(status, code, "{bad}: {body}");

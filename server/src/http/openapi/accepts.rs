@@ -213,12 +213,9 @@ pub(super) fn pages(document: &mut Value) {
     }
 }
 
-/// An `http://` or `https://` URL that the webhook check
-/// (`lifecycle::resume::webhook`) takes under any network policy: a
-/// host name (never an address literal, which the policy may refuse), an
-/// optional port, then any printable text. The server takes more (public
-/// addresses, user info); the document promises what it always takes.
-const URL: &str = r"[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z](?:-?[A-Za-z0-9])*(?:\.[A-Za-z](?:-?[A-Za-z0-9])*)*(?::[0-9]{1,4})?(?:[/?#][!-~]*)?";
+/// The webhook URLs the server takes: its own check's pattern (the network
+/// policy may still refuse an address, a 400 no schema can foresee).
+const URL: &str = crate::lifecycle::resume::WEBHOOK_URL_PATTERN;
 
 /// The webhook URLs of a resume target and of a workspace's notices.
 pub(super) fn webhook_urls(document: &mut Value) {

@@ -17,7 +17,10 @@ use serde::Serialize;
 pub use clarify_core::api::ResumeTarget;
 pub use command::{AllowedCommands, COMMAND_CONCURRENCY, COMMAND_TIMEOUT};
 pub use network::WebhookNetworks;
-pub use webhook::{Sent, WEBHOOK_TIMEOUT, Webhooks, parse_url as parse_webhook_url};
+pub use webhook::{
+    Sent, URL_PATTERN as WEBHOOK_URL_PATTERN, WEBHOOK_TIMEOUT, Webhooks,
+    parse_url as parse_webhook_url,
+};
 
 /// What resume targets may do here, and the client webhooks go through.
 #[derive(Debug, Clone)]
