@@ -292,6 +292,9 @@ test('keyboard only: number keys, arrows, Enter and Ctrl+Enter', async ({ page, 
 test('a failed submit shows an error and the overlay stays answerable', async ({ page, request }) => {
   const asked = await askOne(request);
   await page.goto(`/s/${asked.sessionId}`);
+  // The page's own first loads done: one answering after the aborted send
+  // would tell the page the server is back and clear the error (issue 29).
+  await page.waitForLoadState('networkidle');
   await page.route('**/respond', (route) => route.abort());
   await page.getByTestId('clarification-option').first().click();
   await expect(page.getByTestId('clarification-error')).toBeVisible();

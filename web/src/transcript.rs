@@ -9,9 +9,10 @@ use clarify_core::MessageKind;
 use clarify_core::api::Message;
 
 /// What a settled question shows: the chosen labels and text, or why none.
-/// `active` is the session's active bundle: a pending question of any other
-/// bundle was superseded and will never be answered.
-fn outcome(meta: &ClarificationMetadata, active: Option<&str>) -> (String, &'static str) {
+/// Only bundles no longer active reach it ([`entries`] leaves the active
+/// one to the overlay), so a pending one was superseded and will never be
+/// answered.
+fn outcome(meta: &ClarificationMetadata) -> (String, &'static str) {
     match meta.status.known() {
         Some(Status::Answered) => {
             let Some(answer) = &meta.response else {
@@ -31,9 +32,6 @@ fn outcome(meta: &ClarificationMetadata, active: Option<&str>) -> (String, &'sta
         Some(Status::Rejected) => ("Skipped".into(), "rejected"),
         Some(Status::Expired) => ("Timed out".into(), "expired"),
         Some(Status::Cancelled) => ("Cancelled".into(), "cancelled"),
-        _ if active == Some(meta.pending_id.as_str()) => {
-            ("Waiting for your answer".into(), "pending")
-        }
         _ => ("Not answered (no longer active)".into(), "inactive"),
     }
 }
@@ -94,7 +92,7 @@ pub fn apply_winner(messages: &mut [Message], status: Status, response: &Respons
 /// markup, every text escaped or rendered by the server: it is rebuilt
 /// whole on every change, and a string costs the wasm far less than a view
 /// per line.
-fn bundle_card(messages: &[Message], active: Option<&str>, me: Option<&str>) -> String {
+fn bundle_card(messages: &[Message], me: Option<&str>) -> String {
     use crate::html::escape;
     let rendered = |m: &Message, key: &str, text: &str| match m
         .metadata
@@ -114,7 +112,7 @@ fn bundle_card(messages: &[Message], active: Option<&str>, me: Option<&str>) -> 
                 rendered(m, "context", &meta.context)
             ));
         }
-        let (text, status) = outcome(&meta, active);
+        let (text, status) = outcome(&meta);
         let prompt = if meta.question.prompt.is_empty() {
             escape(&m.content)
         } else {
@@ -200,7 +198,7 @@ pub fn Transcript(
                     .into_iter()
                     .map(|group| {
                         if group[0].kind == MessageKind::ClarificationRequest.as_str() {
-                            let card = bundle_card(&group, active.as_deref(), me.as_deref());
+                            let card = bundle_card(&group, me.as_deref());
                             view! { <li class="message bundle" data-testid="transcript-bundle" inner_html=card></li> }
                                 .into_any()
                         } else {
