@@ -1,7 +1,8 @@
 """An independent MCP client against the real `clarify` binary: the
 official Python SDK lists the tools, discovers a pending bundle, answers it
-and reads the structured result, and asks as an agent and blocks until a
-person answers, in both protocol eras (the initialize
+and reads the structured result, answers as a person in forms
+(answer_with_me_kandev: elicitation, or MRTR rounds), and asks as an agent
+and blocks until a person answers, in both protocol eras (the initialize
 handshake and the stateless 2026-07-28 discover); and `clarify mcp`, the
 stdio server an agent's client starts, through the SDK's stdio client.
 Prints 'N passed, N failed'.
@@ -19,11 +20,12 @@ import urllib.request
 from pathlib import Path
 
 import httpx2
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client, types
 from mcp.client.streamable_http import streamable_http_client
 
 EXTERNAL_TOOLS = {
     "answer_question_kandev",
+    "answer_with_me_kandev",
     "get_task_conversation_kandev",
     "list_pending_questions_kandev",
     "list_tasks_kandev",
@@ -97,6 +99,69 @@ async def check_era(base, modern):
             ):
                 typed = await session.call_tool("list_pending_questions_kandev", arguments)
                 assert typed.is_error and typed.content[0].text == expected, typed
+
+
+async def check_answer_with_me(base, modern):
+    """A person answers inside their own client (issue 30): each waiting
+    bundle comes as a form, by elicitation during the call or, in the
+    2026-07-28 era, as input_required rounds the SDK drives; the answer goes
+    through the one claim. A REST answer sent while the form is open wins,
+    and the form's answer is told so; a client without forms is told what
+    waits; a requestState altered or replayed is refused."""
+    era = "modern" if modern else "initialize"
+    mine = ask(base, f"answered in a form ({era})?")
+    raced = ask(base, f"raced in a form ({era})?")
+    forms = []
+
+    async def fill(context, params):
+        forms.append(params)
+        if "raced" in params.message:
+            # Someone answers over REST while the form is open.
+            answer = {"answers": [{"question_id": "q1", "selected_options": ["q1_opt1"]}]}
+            assert rest(base, "POST", f"/clarification/{raced}/respond", answer)["claimed"] is True
+        option = params.requested_schema["properties"]["q1"]["oneOf"][1]["const"]
+        return types.ElicitResult(action="accept", content={"q1": option, "q1_text": "from python"})
+
+    # The SDK's high-level client: it drives input_required rounds itself.
+    mode = "2026-07-28" if modern else "legacy"
+    async with Client(base + "/mcp", elicitation_callback=fill, mode=mode) as client:
+        session = client.session
+        for pending_id, outcome in ((mine, "answered"), (raced, "answered_elsewhere")):
+            result = await client.call_tool("answer_with_me_kandev", {"pending_id": pending_id})
+            assert not result.is_error, result.content
+            line = result.structured_content["results"][0]
+            assert line["outcome"] == outcome, line
+        assert "q1" in forms[0].requested_schema["properties"], forms[0]
+        view = rest(base, "GET", f"/clarification/{mine}")
+        assert view["response"]["answers"][0]["custom_text"] == "from python", view
+        assert view["answered_by"]["channel"] == "mcp" and view["answered_by"]["client"], view
+        # The form lost the race: the REST answer stands, and it was told.
+        assert line["response"]["answers"][0]["selected_options"] == ["q1_opt1"], line
+        assert rest(base, "GET", f"/clarification/{raced}")["response"]["answers"] == line["response"]["answers"]
+
+        if modern:
+            sealed = ask(base, "sealed state?")
+            first = await session.call_tool("answer_with_me_kandev", {"pending_id": sealed}, allow_input_required=True)
+            assert isinstance(first, types.InputRequiredResult), first
+            state, key = first.request_state, next(iter(first.input_requests))
+            responses = {key: types.ElicitResult(action="accept", content={"q1": "q1_opt1"})}
+            altered = state[:-3] + ("AAA" if not state.endswith("AAA") else "BBB")
+            refused = await session.call_tool("answer_with_me_kandev", {}, input_responses=responses, request_state=altered)
+            assert refused.is_error and refused.content[0].text.startswith("requestState: not valid"), refused
+            taken = await session.call_tool("answer_with_me_kandev", {}, input_responses=responses, request_state=state)
+            assert taken.structured_content["results"][0]["outcome"] == "answered", taken
+            again = await session.call_tool("answer_with_me_kandev", {}, input_responses=responses, request_state=state)
+            assert again.is_error and again.content[0].text.startswith("requestState: already used"), again
+
+    waiting = ask(base, f"no forms here ({era})?")
+    http = httpx2.AsyncClient(timeout=httpx2.Timeout(30.0, read=60.0))
+    async with http, streamable_http_client(base + "/mcp", http_client=http) as (read, write):
+        async with ClientSession(read, write) as session:
+            await (session.discover() if modern else session.initialize())
+            told = await session.call_tool("answer_with_me_kandev", {"pending_id": waiting})
+            assert "cannot show forms" in told.content[0].text, told
+            assert told.structured_content["results"][0]["outcome"] == "waiting", told
+    assert rest(base, "GET", f"/clarification/{waiting}")["active"] is True
 
 
 async def check_agent(base, modern):
@@ -179,6 +244,7 @@ def main():
                 name = "python-sdk " + ("discover (2026-07-28)" if modern else "initialize")
                 checks = (
                     (check_era, "external"),
+                    (check_answer_with_me, "answer_with_me (forms)"),
                     (check_agent, "agent"),
                     (lambda base, modern: check_stdio(base, binary, modern), "stdio (clarify mcp)"),
                 )

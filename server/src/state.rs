@@ -1,5 +1,6 @@
 //! Shared state handed to every request handler.
 
+use crate::auth::seal::SealKey;
 use crate::clock::{micros, now_micros};
 use crate::cluster::Cluster;
 use crate::db::Db;
@@ -272,6 +273,8 @@ pub struct AppState {
     /// Cancelled when the server shuts down: ends open MCP streams,
     /// WebSockets and long polls so that shutdown does not wait on them.
     pub shutdown: tokio_util::sync::CancellationToken,
+    /// Seals what a client carries for the server (an MCP `requestState`).
+    pub seal_key: SealKey,
 }
 
 impl AppState {
@@ -330,11 +333,13 @@ impl AppState {
                 .sweep_expired(EXPIRY_EVERY, shutdown.clone()),
         );
         tokio::spawn(lifecycle.clone().deliver_notifications(shutdown.clone()));
+        let seal_key = SealKey::load(lifecycle.db()).await?;
         Ok(Self {
             lifecycle,
             events,
             config,
             shutdown,
+            seal_key,
         })
     }
 

@@ -11,6 +11,7 @@ mod chat_fake;
 mod client;
 pub mod database;
 mod events;
+pub mod forms;
 pub mod mcp;
 mod notice_sink;
 pub mod process;

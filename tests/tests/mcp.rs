@@ -68,6 +68,7 @@ async fn s1_s2_s3_each_surface_lists_exactly_its_tools_with_portable_schemas() {
         names,
         [
             "answer_question_kandev",
+            "answer_with_me_kandev",
             "get_task_conversation_kandev",
             "list_pending_questions_kandev",
             "list_tasks_kandev"

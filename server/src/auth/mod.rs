@@ -7,6 +7,7 @@
 //! session's questions only.
 
 pub mod identify;
+pub mod seal;
 pub mod tokens;
 
 use clarify_core::{SessionId, UserId};

@@ -75,6 +75,7 @@ pub fn sqlite() -> Migrator {
         migration!("sqlite", 15, "0015_answer_links.sql", "answer links"),
         migration!("sqlite", 16, "0016_chat_messages.sql", "chat messages"),
         migration!("sqlite", 17, "0017_workspace_slack.sql", "workspace slack"),
+        migration!("sqlite", 18, "0018_server_keys.sql", "server keys"),
     ])
 }
 
@@ -129,6 +130,7 @@ pub fn postgres() -> Migrator {
             "0017_workspace_slack.sql",
             "workspace slack"
         ),
+        migration!("postgres", 18, "0018_server_keys.sql", "server keys"),
     ])
 }
 

@@ -21,6 +21,7 @@ pub mod publishing;
 pub mod reader;
 pub mod replicas;
 pub(crate) mod row;
+pub mod server_keys;
 pub mod sessions;
 pub mod tasks;
 pub mod turns;

@@ -1,13 +1,14 @@
 //! `/mcp`: discover and answer questions from outside the agent (L*, N*, T*).
 
-use rmcp::handler::server::tool::Extension;
+use rmcp::handler::server::tool::{Extension, InputResponses, RequestState};
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::CallToolResult;
+use rmcp::model::{CallToolResponse, CallToolResult};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::answer_here::{AnswerWithMeArgs, Call};
 use super::args::{Checked, integer};
 use super::{caller_of, result};
 use crate::lifecycle::discovery::PendingArgs;
@@ -104,6 +105,19 @@ impl ExternalServer {
     }
 }
 
+/// Provenance: MCP, and the client's own name (from its `initialize`, or
+/// in the 2026-07-28 era from the request's own metadata).
+fn via(context: &RequestContext<RoleServer>) -> Via {
+    Via {
+        channel: Channel::Mcp,
+        client: context
+            .client_info()
+            .map(|info| clarify_core::client_name(&info.name))
+            .unwrap_or_default(),
+        alike: 0,
+    }
+}
+
 fn required(field: &str, value: &str) -> Result<(), Error> {
     if value.trim().is_empty() {
         return Err(Error::Invalid(format!("{field}: is required")));
@@ -146,16 +160,7 @@ impl ExternalServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let caller = caller_of(&parts)?;
-        // Provenance: the client's own name from its `initialize`.
-        let via = Via {
-            channel: Channel::Mcp,
-            client: context
-                .peer
-                .peer_info()
-                .map(|info| clarify_core::client_name(&info.client_info.name))
-                .unwrap_or_default(),
-            alike: 0,
-        };
+        let via = via(&context);
         let outcome = async {
             let args = args.into_result()?;
             required("pending_id", &args.pending_id)?;
@@ -179,6 +184,32 @@ impl ExternalServer {
         }
         .await;
         Ok(result::from(outcome))
+    }
+
+    #[tool(
+        description = "Answer, here in this client, the clarification questions coding agents are waiting on: each waiting bundle (or the one pending_id names) is shown to the user as a form, oldest first, and what they fill in is sent to the agent. Call it when the user wants to answer their agents' questions. Dismissing a form skips that question; the result says how each one ended, including any answered meanwhile by someone else."
+    )]
+    async fn answer_with_me_kandev(
+        &self,
+        Extension(parts): Extension<http::request::Parts>,
+        Parameters(args): Parameters<Checked<AnswerWithMeArgs>>,
+        RequestState(request_state): RequestState,
+        InputResponses(responses): InputResponses,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let caller = caller_of(&parts)?;
+        let args = match args.into_result() {
+            Ok(args) => args,
+            Err(e) => return Ok(result::error(&e).into()),
+        };
+        let via = via(&context);
+        let call = Call {
+            state: &self.state,
+            caller: &caller,
+            via: &via,
+            context: &context,
+        };
+        call.run(args, request_state, responses).await
     }
 
     #[tool(
