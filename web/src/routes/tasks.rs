@@ -40,14 +40,23 @@ pub fn TaskList() -> impl IntoView {
     let error = RwSignal::new(None::<String>);
     let workspace = RwSignal::new(String::new());
     let only_waiting = RwSignal::new(false);
+    let generation = StoredValue::new(0u64);
     let load = move || {
         let filter = format!(
             "&order=newest&waiting={}&workspace_id={}",
             only_waiting.get_untracked(),
             workspace.get_untracked()
         );
+        let mine = generation.get_value() + 1;
+        generation.set_value(mine);
         spawn_local(async move {
-            match load_pages(pages.get_untracked(), &filter).await {
+            let loaded = load_pages(pages.get_untracked(), &filter).await;
+            // The newest load owns the list: an older one answering late
+            // (the filter changed meanwhile) would show the old filter's.
+            if generation.get_value() != mine {
+                return;
+            }
+            match loaded {
                 Ok((list, more_follow)) => {
                     tasks.set(list);
                     more.set(more_follow);
