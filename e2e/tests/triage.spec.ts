@@ -63,3 +63,21 @@ test('j/k move, a number answers a one-question row, focus moves on, Enter opens
   await expect(page.locator(`[data-pending-id="${pairId}"]`)).toHaveCount(0);
   await expect.poll(() => focusedRow(page)).not.toBeNull();
 });
+
+test('a number on a row whose answer was begun opens it with the draft, sending nothing', async ({ page, request }) => {
+  const session = await newSession(request, 'triage begun');
+  const id = await ask(request, session, [{ prompt: 'Begun in the overlay?', options: yesNo }]);
+  await page.goto('/');
+  const row = page.locator(`[data-pending-id="${id}"]`);
+  await row.locator('button.row').click();
+  await row.getByTestId('clarification-input').fill('only if it is cheap');
+  // Closed from its row (Escape only folds it, and keeps the row open).
+  await row.locator('button.row').click();
+  await expect(row.getByTestId('clarification-overlay')).toHaveCount(0);
+  await row.locator('button.row').focus();
+  await page.keyboard.press('1');
+  // The option alone would have lost the words: the overlay opens instead.
+  await expect(row.getByTestId('clarification-input')).toHaveValue('only if it is cheap');
+  await expect(page.getByTestId('inbox-notice')).toHaveCount(0);
+  expect((await (await request.get(`/api/v1/clarification/${id}`)).json()).status).toBe('pending');
+});

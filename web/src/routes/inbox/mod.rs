@@ -164,7 +164,7 @@ pub fn InboxPage() -> impl IntoView {
             <ul class="inbox-list" data-testid=mine.then_some("inbox-mine")>
                 <For
                     each=move || rows(mine)
-                    key=|(b, alike)| (b.pending_id.clone(), alike.len())
+                    key=|(b, alike)| (b.pending_id.clone(), alike.len(), b.assignee.clone())
                     children=move |(bundle, alike)| {
                         view! { <Row bundle=bundle alike=alike split=split open=open titles=titles drafts=drafts on_done=on_done /> }
                     }

@@ -68,6 +68,20 @@ pub(super) fn Row(
     // key n picks its n-th option, as the overlay's number keys do.
     let single = (bundle.questions.len() == 1).then(|| bundle.questions[0].clone());
     let single = StoredValue::new(single);
+    let view_of = RwSignal::new(None::<BundleView>);
+    let show = move || {
+        spawn_local(async move {
+            match api::bundle(&id.get_value()).await {
+                Ok(b) if b.active => {
+                    view_of.try_set(Some(b));
+                }
+                _ => {
+                    open.set(None);
+                    waiting.load();
+                }
+            }
+        });
+    };
     let answering = RwSignal::new(false);
     let on_key = move |ev: web_sys::KeyboardEvent| {
         let Some(n) = ev.key().parse::<usize>().ok().filter(|n| *n >= 1) else {
@@ -89,8 +103,17 @@ pub(super) fn Row(
             return;
         };
         ev.prevent_default();
-        answering.set(true);
         open.set(Some(id.get_value()));
+        // Something already chosen or typed for it stays the person's to
+        // finish (issue 29: nothing typed is lost): the overlay opens with
+        // it, where an answer in place would send the option alone.
+        if drafts
+            .with_untracked(|m| id.with_value(|id| m.get(id).is_some_and(|d| d.answered() > 0)))
+        {
+            show();
+            return;
+        }
+        answering.set(true);
         spawn_local(async move {
             let others = others.get_value();
             match api::respond_all(&id.get_value(), &others, &submission).await {
@@ -101,20 +124,6 @@ pub(super) fn Row(
                     waiting
                         .error
                         .set(Some(format!("Your answer was not sent. {}", e.message())));
-                }
-            }
-        });
-    };
-    let view_of = RwSignal::new(None::<BundleView>);
-    let show = move || {
-        spawn_local(async move {
-            match api::bundle(&id.get_value()).await {
-                Ok(b) if b.active => {
-                    view_of.try_set(Some(b));
-                }
-                _ => {
-                    open.set(None);
-                    waiting.load();
                 }
             }
         });
