@@ -234,3 +234,50 @@ async fn racing_a_single_answer_each_bundle_has_exactly_one_winner() {
     }
     server.stop().await;
 }
+
+/// A bundle whose agent cannot be resumed (its webhook refuses: the claim
+/// is rolled back, R7a) neither undoes nor hides the others: each says how
+/// it ended, that one why, and it stays answerable.
+#[tokio::test]
+async fn one_bundle_that_cannot_be_delivered_leaves_the_others_settled_and_says_why() {
+    let server = TestServer::start().await;
+    let receiver = clarify_tests::Receiver::start().await;
+    let mut ids = asked(&server, 1, &database()).await;
+    let (_, session, agent) = server
+        .session(Some(json!({"webhook_url": receiver.refusing_url()})))
+        .await;
+    ids.push(server.ask(&session, &agent, database()).await);
+    ids.extend(asked(&server, 1, &database()).await);
+
+    let (status, body) = server
+        .post(
+            "/clarification/respond-alike",
+            &json!({"pending_ids": ids, "response": sqlite()}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let outcomes = body["outcomes"].as_array().unwrap();
+    for i in [0, 2] {
+        assert_eq!(
+            (
+                outcomes[i]["claimed"].as_bool(),
+                outcomes[i]["error"].as_str()
+            ),
+            (Some(true), Some("")),
+            "{body}"
+        );
+    }
+    assert_eq!(outcomes[1]["claimed"], false, "{body}");
+    assert_eq!(outcomes[1]["status"], Value::Null, "{body}");
+    assert_eq!(
+        outcomes[1]["error"],
+        "the answer could not be delivered to the agent; the question is still open"
+    );
+    let (_, view) = server.get(&format!("/clarification/{}", ids[1])).await;
+    assert_eq!(view["active"], true, "answerable again: {view}");
+    for i in [0, 2] {
+        let (_, view) = server.get(&format!("/clarification/{}", ids[i])).await;
+        assert_eq!(view["status"], "answered", "{view}");
+    }
+    server.stop().await;
+}

@@ -274,6 +274,6 @@ pub async fn respond_all(
     Ok(SubmitOutcome::Alike {
         claimed: count(|o| o.claimed),
         lost: count(|o| !o.claimed && o.status.is_some()),
-        closed: count(|o| o.status.is_none()),
+        closed: count(|o| o.status.is_none() && o.error.is_empty()),
     })
 }

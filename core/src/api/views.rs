@@ -220,6 +220,11 @@ pub struct AlikeOutcome {
     pub status: Option<Status>,
     /// The winner's response; `null` when it closed unanswered.
     pub response: Option<Response>,
+    /// Why it was not settled now (`""` when it was): the answer could not
+    /// be delivered to its agent, so it is still open, or an internal
+    /// error. One bundle failing neither undoes nor hides the others.
+    #[serde(default)]
+    pub error: String,
 }
 
 /// `POST /clarification/respond-alike`: each bundle's outcome, in the

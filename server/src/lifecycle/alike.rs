@@ -5,21 +5,27 @@
 use clarify_core::alike::alike;
 use clarify_core::api::AlikeOutcome;
 use clarify_core::stored::bundle_questions;
-use clarify_core::{PendingId, Submission, validate_submission};
+use clarify_core::{AnsweredBy, Outcome, PendingId, Question, Submission, validate_submission};
+use futures_util::future::join_all;
 
 use super::{Error, Lifecycle, Result, Via};
 use crate::auth::Caller;
+use crate::db::clarification::Bundle;
 
 /// The most bundles one answer may settle: more than a person groups in a
 /// sitting, few enough that the request stays short.
 pub const MAX_ALIKE: usize = 50;
+
+/// Bundles of one answer settled at once.
+const SETTLING_AT_ONCE: usize = 4;
 
 impl Lifecycle {
     /// Answers every bundle of `pending_ids` with `submission`. Nothing is
     /// claimed unless every bundle is the caller's to answer, alike the
     /// first, and the answer valid for them; then each is settled on its
     /// own (P1), so one already settled elsewhere keeps its winner and
-    /// the caller is told it (R2), and one closed unanswered says so.
+    /// the caller is told it (R2), one closed unanswered says so, and one
+    /// that could not be delivered says why while the others go on.
     ///
     /// # Errors
     /// 400 an empty, too long or repeating list, bundles not alike, or an
@@ -70,25 +76,57 @@ impl Lifecycle {
                 },
             )
             .await?;
-        let mut outcomes = Vec::with_capacity(bundles.len());
-        for (bundle, questions) in bundles.iter().zip(&questions) {
-            let pending_id = bundle.pending_id().to_owned();
-            outcomes.push(match self.settle(bundle, questions, &outcome, &by).await {
-                Ok(body) => AlikeOutcome {
-                    pending_id,
-                    claimed: body.claimed,
-                    status: Some(body.status),
-                    response: Some(body.response),
-                },
-                Err(Error::Conflict(_)) => AlikeOutcome {
+        // A few at a time: each may wait on its agent's resume (a webhook
+        // up to its timeout), and fifty in a row would hold the request
+        // for minutes.
+        let pairs: Vec<_> = bundles.iter().zip(&questions).collect();
+        let mut outcomes = Vec::with_capacity(pairs.len());
+        for chunk in pairs.chunks(SETTLING_AT_ONCE) {
+            let mut settling = Vec::with_capacity(chunk.len());
+            for &(bundle, questions) in chunk {
+                settling.push(self.settle_alike(bundle, questions, &outcome, &by));
+            }
+            outcomes.extend(join_all(settling).await);
+        }
+        Ok(outcomes)
+    }
+
+    /// One bundle of [`Self::resolve_alike`] through its own claim, its
+    /// failure said in its outcome.
+    async fn settle_alike(
+        &self,
+        bundle: &Bundle,
+        questions: &[Question],
+        outcome: &Outcome,
+        by: &AnsweredBy,
+    ) -> AlikeOutcome {
+        let pending_id = bundle.pending_id().to_owned();
+        match self.settle(bundle, questions, outcome, by).await {
+            Ok(body) => AlikeOutcome {
+                pending_id,
+                claimed: body.claimed,
+                status: Some(body.status),
+                response: Some(body.response),
+                error: String::new(),
+            },
+            Err(e) => {
+                if let Error::Database(cause) = &e {
+                    tracing::error!(error = %cause, "respond-alike: a claim failed");
+                }
+                // Closed unanswered says nothing more (409 on its own);
+                // anything else is said, and the others go on.
+                let error = match e {
+                    Error::Conflict(_) => String::new(),
+                    e => e.to_string(),
+                };
+                AlikeOutcome {
                     pending_id,
                     claimed: false,
                     status: None,
                     response: None,
-                },
-                Err(e) => return Err(e),
-            });
+                    error,
+                }
+            }
         }
-        Ok(outcomes)
     }
 }
