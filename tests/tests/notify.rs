@@ -228,6 +228,20 @@ async fn a_workspace_owner_adds_a_webhook_for_that_workspace_only() {
         assert_eq!(status, code, "{bad}: {body}");
         assert!(body["error"].as_str().unwrap().contains(why), "{body}");
     }
+    // Names with a label that starts with a digit, and address literals,
+    // are URLs too (the policy judges addresses: auth is off here).
+    for good in [
+        "http://163.com/hook",
+        "https://1password.example:8443/x",
+        "http://[2001:db8::1]:8080/",
+    ] {
+        let (status, body) = owner.put(&path, &json!({"webhook_url": good})).await;
+        assert_eq!(
+            (status, body["webhook_url"].as_str()),
+            (200, Some(good)),
+            "{body}"
+        );
+    }
     // Surrounding white space is trimmed, not refused.
     let padded = json!({"webhook_url": format!(" \t{}\u{2002}\n", sink.url())});
     let (status, body) = owner.put(&path, &padded).await;

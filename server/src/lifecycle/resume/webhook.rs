@@ -222,13 +222,17 @@ impl Webhooks {
 /// The webhook URLs taken, as one regular expression that the server
 /// checks and the OpenAPI document states (`pattern`), so the two never
 /// disagree (Schemathesis found each gap of a looser check): `http://` or
-/// `https://`; a host name (labels of letters, digits and hyphens, each
-/// starting with a letter) or an IPv4 address; an optional port up to
-/// 65535; then any printable ASCII after `/`, `?` or `#`. No user info, no
-/// IPv6 literal, no backslash.
+/// `https://`; a host name (labels of letters, digits and inner hyphens,
+/// the last starting with a letter, so that no name reads as an address:
+/// `163.com` is a name, `1.2.3` would be an IPv4 address to the parser), an
+/// IPv4 address, or an IPv6 one in brackets (which the parser then checks
+/// in full); an optional port up to 65535; then any printable ASCII after
+/// `/`, `?` or `#`. No user info, no underscore, no backslash. Addresses
+/// still meet the network policy.
 pub const URL_PATTERN: &str = concat!(
     r"[Hh][Tt][Tt][Pp][Ss]?://",
-    r"(?:[A-Za-z](?:-?[A-Za-z0-9])*(?:\.[A-Za-z](?:-?[A-Za-z0-9])*)*",
+    r"(?:(?:[A-Za-z0-9](?:-?[A-Za-z0-9])*\.)*[A-Za-z](?:-?[A-Za-z0-9])*",
+    r"|\[[0-9A-Fa-f:.]{2,45}\]",
     r"|(?:(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9]))",
     r"(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4}))?",
     r"(?:[/?#][!-~]*)?",
