@@ -28,6 +28,8 @@ fn person(answer: impl Fn(&str) -> rmcp::model::ElicitResult + Send + Sync + 'st
     })
 }
 
+/// Calls the tool through the client's own `call_tool`, which drives MRTR
+/// rounds (the shared `mcp::call` goes through the bare peer, which does not).
 async fn call(client: &clarify_tests::forms::FormClient, args: Value) -> CallToolResult {
     let arguments = args.as_object().unwrap().clone();
     client
@@ -128,6 +130,7 @@ async fn a_form_per_bundle_and_the_one_claim(modern: bool) {
     // Nothing waits now.
     let nothing = call(&client, json!({})).await;
     assert!(results(&nothing).is_empty());
+    server.stop().await;
 }
 
 #[tokio::test]
@@ -174,6 +177,7 @@ async fn a_form_that_cannot_be_sent_is_asked_again_with_why(modern: bool) {
         view(&server, &pending).await["response"]["answers"][0]["selected_options"],
         json!(["q1_opt1"])
     );
+    server.stop().await;
 }
 
 #[tokio::test]
@@ -356,28 +360,80 @@ async fn mrtr_a_request_state_altered_replayed_or_another_callers_is_refused() {
 
 #[tokio::test]
 async fn a_client_without_forms_is_told_so_with_what_waits() {
-    {
-        let server = TestServer::start().await;
-        let (_, session, agent) = server.session(None).await;
-        let pending = server
-            .ask(&session, &agent, question("Asked where no form shows?"))
-            .await;
-        let client = connect_plain(&server, "/mcp", None).await;
-        let result = client
-            .call_tool(CallToolRequestParams::new(TOOL).with_arguments(serde_json::Map::new()))
+    let server = TestServer::start().await;
+    let (_, session, agent) = server.session(None).await;
+    let pending = server
+        .ask(&session, &agent, question("Asked where no form shows?"))
+        .await;
+    let client = connect_plain(&server, "/mcp", None).await;
+    let result = client
+        .call_tool(CallToolRequestParams::new(TOOL).with_arguments(serde_json::Map::new()))
+        .await
+        .unwrap();
+    let text = serde_json::to_value(&result.content).unwrap()[0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(text.contains("cannot show forms"), "{text}");
+    assert!(text.contains(&pending), "{text}");
+    let done = results(&result);
+    assert_eq!(
+        (done[0]["outcome"].as_str(), done[0]["note"].as_str()),
+        (Some("waiting"), Some("Asked where no form shows?"))
+    );
+    assert_eq!(view(&server, &pending).await["active"], true);
+    server.stop().await;
+}
+
+/// A round's nonce is remembered for the round's hour although Slack's
+/// replay window, in the same table, is ten minutes: each kind forgets
+/// only its own (a Slack request used to sweep the MCP nonces too).
+#[tokio::test]
+async fn a_round_is_remembered_past_the_chat_apps_window() {
+    use clarify_server::db::chat_messages::first_time;
+    let server = TestServer::start().await;
+    let db = server.db();
+    let minute = 60_000_000;
+    let now = clarify_server::clock::now_micros();
+    assert!(
+        first_time(db, "mcp-round:n1", now - 20 * minute, 0)
             .await
-            .unwrap();
-        let text = serde_json::to_value(&result.content).unwrap()[0]["text"]
-            .as_str()
             .unwrap()
-            .to_owned();
-        assert!(text.contains("cannot show forms"), "{text}");
-        assert!(text.contains(&pending), "{text}");
-        let done = results(&result);
-        assert_eq!(
-            (done[0]["outcome"].as_str(), done[0]["note"].as_str()),
-            (Some("waiting"), Some("Asked where no form shows?"))
-        );
-        assert_eq!(view(&server, &pending).await["active"], true);
+    );
+    assert!(
+        first_time(db, "slack:s1", now, now - 10 * minute)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !first_time(db, "mcp-round:n1", now, now - 60 * minute)
+            .await
+            .unwrap(),
+        "replayable after a Slack request"
+    );
+    server.stop().await;
+}
+
+/// More waiting than one call shows is said, in either era, so the person
+/// knows to call again.
+#[tokio::test]
+async fn more_waiting_than_one_call_shows_is_said() {
+    let server = TestServer::start().await;
+    for i in 0..11 {
+        let (_, session, agent) = server.session(None).await;
+        server
+            .ask(&session, &agent, question(&format!("One of many {i}?")))
+            .await;
     }
+    for modern in [false, true] {
+        let client = connect(&server.url("/mcp"), None, modern, person(|_| decline())).await;
+        let result = call(&client, json!({})).await;
+        assert_eq!(results(&result).len(), 10);
+        assert_eq!(
+            result.structured_content.as_ref().unwrap()["more_waiting"],
+            true,
+            "modern: {modern}"
+        );
+    }
+    server.stop().await;
 }

@@ -66,7 +66,9 @@ pub async fn pending_of(
 }
 
 /// Records a signed request as taken; `false` when it was already (a
-/// replay). Records older than `forget_before` are dropped on the way.
+/// replay). Records of the same kind (the key up to its first `:`, such as
+/// `slack:`) older than `forget_before` are dropped on the way: each kind
+/// keeps its own window, so a short one never forgets another's keys.
 ///
 /// # Errors
 /// Database errors.
@@ -77,8 +79,12 @@ pub async fn first_time(
     forget_before: i64,
 ) -> sqlx::Result<bool> {
     let mut tx = db.begin_write().await?;
-    sqlx::query("DELETE FROM chat_replays WHERE seen_at < $1")
+    let kind = request_key.split_inclusive(':').next().unwrap_or_default();
+    // Kinds are plain words before the colon: nothing in them is a LIKE
+    // wildcard but `_`, which matches itself too.
+    sqlx::query("DELETE FROM chat_replays WHERE seen_at < $1 AND request_key LIKE $2")
         .bind(forget_before)
+        .bind(format!("{kind}%"))
         .execute(&mut *tx)
         .await?;
     let new = sqlx::query(

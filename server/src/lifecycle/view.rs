@@ -34,6 +34,16 @@ impl Lifecycle {
         Ok(view)
     }
 
+    /// The bundle as stored, changing nothing (no pull delivery, whoever
+    /// reads): for a caller that only looks.
+    ///
+    /// # Errors
+    /// 404 unknown or foreign.
+    pub async fn read(&self, caller: &Caller, pending_id: &PendingId) -> Result<BundleView> {
+        let bundle = self.authorized_bundle(caller, pending_id.as_str()).await?;
+        self.view(&bundle).await
+    }
+
     async fn view(&self, bundle: &Bundle) -> Result<BundleView> {
         let pending_id = bundle.pending_id().to_owned();
         let active = repo::is_active(self.db.pool(), &pending_id).await?;

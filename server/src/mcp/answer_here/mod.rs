@@ -126,9 +126,8 @@ impl Call<'_> {
             return Ok(report.into_result(heading).into());
         }
         if modern {
-            return Ok(self
-                .ask_round(&shown, 0, Vec::new(), &BTreeMap::new())
-                .into());
+            let round = Round::new(&shown, 0, Vec::new(), more_waiting);
+            return Ok(self.ask_round(&shown, &round, &BTreeMap::new()).into());
         }
         let mut results = Vec::with_capacity(shown.len());
         for s in shown {
@@ -176,26 +175,37 @@ impl Call<'_> {
             (page.bundles, !page.next_cursor.is_empty())
         } else {
             let view = lifecycle
-                .read_collecting(self.caller, &args.pending_id.trim().into())
+                .read(self.caller, &args.pending_id.trim().into())
                 .await?;
             if !view.active {
                 return Err(Error::Conflict("pending_id: this question no longer waits"));
             }
             (vec![view.bundle], false)
         };
+        let mut titles = BTreeMap::new();
         let mut shown = Vec::with_capacity(bundles.len());
         for bundle in bundles {
-            let task = self.task_title(&bundle.task_id).await?;
+            let task = self.title(&mut titles, &bundle.task_id).await;
             shown.push(Shown { bundle, task });
         }
         Ok((shown, more))
     }
 
-    async fn task_title(&self, task_id: &str) -> Result<String, Error> {
-        Ok(tasks::get(self.state.db().pool(), task_id)
-            .await?
-            .map(|t| t.title)
-            .unwrap_or_default())
+    /// The title of task `task_id`, read once per call however many of its
+    /// bundles wait; `""` when it cannot be read (it only names the form).
+    async fn title(&self, titles: &mut BTreeMap<String, String>, task_id: &str) -> String {
+        if let Some(title) = titles.get(task_id) {
+            return title.clone();
+        }
+        let title = match tasks::get(self.state.db().pool(), task_id).await {
+            Ok(task) => task.map(|t| t.title).unwrap_or_default(),
+            Err(e) => {
+                tracing::error!(error = %e, "answer_with_me: a task's title could not be read");
+                String::new()
+            }
+        };
+        titles.insert(task_id.to_owned(), title.clone());
+        title
     }
 
     /// The bundle as it is now: `Err` with its line when it no longer waits.
@@ -203,7 +213,7 @@ impl Call<'_> {
         match self
             .state
             .lifecycle
-            .read_collecting(self.caller, &s.bundle.pending_id.as_str().into())
+            .read(self.caller, &s.bundle.pending_id.as_str().into())
             .await
         {
             Ok(view) if view.active => Ok(view),
@@ -309,8 +319,7 @@ impl Call<'_> {
     fn ask_round(
         &self,
         shown: &[Shown],
-        tries: u8,
-        done: Vec<Line>,
+        round: &Round,
         problems: &BTreeMap<String, String>,
     ) -> InputRequiredResult {
         let mut requests = BTreeMap::new();
@@ -322,8 +331,7 @@ impl Call<'_> {
                 InputRequest::Elicitation(ElicitRequest::new(form)),
             );
         }
-        let asked = shown.iter().map(|s| s.bundle.pending_id.clone()).collect();
-        let sealed = Round::new(asked, tries, done).seal(&self.state.seal_key, &self.principal());
+        let sealed = round.seal(&self.state.seal_key, &self.principal());
         InputRequiredResult::new(Some(requests), Some(sealed))
     }
 
@@ -336,20 +344,26 @@ impl Call<'_> {
         let mut results = round.done;
         let mut again = Vec::new();
         let mut problems = BTreeMap::new();
+        let mut titles = BTreeMap::new();
         for (i, pending_id) in round.asked.into_iter().enumerate() {
-            let view = match self
+            let read = self
                 .state
                 .lifecycle
-                .read_collecting(self.caller, &pending_id.as_str().into())
-                .await
-            {
+                .read(self.caller, &pending_id.as_str().into())
+                .await;
+            let view = match read {
                 Ok(view) => view,
-                Err(e) => return Ok(super::result::error(&e).into()),
+                // Said on its line: the others, and what was sent before,
+                // are still told.
+                Err(e) => {
+                    if let Error::Database(cause) = &e {
+                        tracing::error!(error = %cause, "answer_with_me: a bundle could not be read");
+                    }
+                    results.push(Line::unread(pending_id, e.to_string()));
+                    continue;
+                }
             };
-            let task = match self.task_title(&view.bundle.task_id).await {
-                Ok(task) => task,
-                Err(e) => return Ok(super::result::error(&e).into()),
-            };
+            let task = self.title(&mut titles, &view.bundle.task_id).await;
             let s = Shown {
                 bundle: view.bundle.clone(),
                 task,
@@ -378,13 +392,12 @@ impl Call<'_> {
             }
         }
         if !again.is_empty() {
-            return Ok(self
-                .ask_round(&again, round.tries + 1, results, &problems)
-                .into());
+            let next = Round::new(&again, round.tries + 1, results, round.more);
+            return Ok(self.ask_round(&again, &next, &problems).into());
         }
         Ok(Report {
             results,
-            more_waiting: false,
+            more_waiting: round.more,
         }
         .into_result("Done:")
         .into())

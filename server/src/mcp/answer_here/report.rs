@@ -54,6 +54,18 @@ impl Line {
         }
     }
 
+    /// The line for a bundle that could not be read again (`why`).
+    #[must_use]
+    pub fn unread(pending_id: String, why: String) -> Self {
+        Self {
+            pending_id,
+            task: String::new(),
+            outcome: Outcome::Closed,
+            response: None,
+            note: why,
+        }
+    }
+
     /// The line for a claim's result: won, or lost to `body.response`.
     #[must_use]
     pub fn claimed(bundle: &PendingBundle, task: &str, body: RespondBody) -> Self {

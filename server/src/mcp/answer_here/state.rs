@@ -27,17 +27,21 @@ pub struct Round {
     pub tries: u8,
     /// What earlier rounds of the same call settled.
     pub done: Vec<Line>,
+    /// More bundles wait than the call showed.
+    #[serde(default)]
+    pub more: bool,
 }
 
 impl Round {
-    /// A round asking `asked`.
+    /// A round asking for `shown`'s forms.
     #[must_use]
-    pub fn new(asked: Vec<String>, tries: u8, done: Vec<Line>) -> Self {
+    pub(super) fn new(shown: &[super::Shown], tries: u8, done: Vec<Line>, more: bool) -> Self {
         Self {
             nonce: new_id(),
-            asked,
+            asked: shown.iter().map(|s| s.bundle.pending_id.clone()).collect(),
             tries,
             done,
+            more,
         }
     }
 
