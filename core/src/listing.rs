@@ -124,11 +124,7 @@ impl PendingBundle {
             })
             .collect();
         let similar_key = crate::alike::similar_key(&questions);
-        let assignee = messages
-            .iter()
-            .map(|m| m.metadata.assignee.as_str())
-            .find(|a| !a.is_empty())
-            .unwrap_or_default();
+        let assignee = crate::stored::bundle_assignee(messages);
         Self {
             similar_key,
             assignee: String::from(assignee),

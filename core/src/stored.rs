@@ -209,6 +209,17 @@ pub fn bundle_questions(messages: &[StoredMessage]) -> Vec<Question> {
     messages.iter().map(StoredMessage::question).collect()
 }
 
+/// Whom the bundle is for (issue 29 item 6): the assignee its messages
+/// carry, `""` for nobody in particular.
+#[must_use]
+pub fn bundle_assignee(messages: &[StoredMessage]) -> &str {
+    messages
+        .iter()
+        .map(|m| m.metadata.assignee.as_str())
+        .find(|a| !a.is_empty())
+        .unwrap_or_default()
+}
+
 /// A winner reconstructed from stored rows (R2b).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Winner {

@@ -69,8 +69,8 @@ pub enum CreateError {
     TwoContexts,
     /// `assignee` is not a user name.
     #[error(
-        "assignee: {name:?} is not a user name (1 to {MAX_ASSIGNEE_RUNES} characters, no control \
-         characters)"
+        "assignee: {name:?} is not a user name (at most {MAX_ASSIGNEE_RUNES} characters, no \
+         control characters; empty for nobody in particular)"
     )]
     InvalidAssignee {
         /// The name given.

@@ -66,16 +66,9 @@ impl Lifecycle {
         }
         let outcome = validate_submission(&questions[0], submission)
             .map_err(|e| Error::Invalid(format!("response: {e}")))?;
-        let others = u32::try_from(pending_ids.len() - 1).unwrap_or(u32::MAX);
-        let by = self
-            .answered_by(
-                caller,
-                &Via {
-                    alike: others,
-                    ..via.clone()
-                },
-            )
-            .await?;
+        let mut by = self.answered_by(caller, via).await?;
+        // Provenance says how many others the one answer went to.
+        by.alike = u32::try_from(pending_ids.len() - 1).unwrap_or(u32::MAX);
         // A few at a time: each may wait on its agent's resume (a webhook
         // up to its timeout), and fifty in a row would hold the request
         // for minutes.

@@ -60,10 +60,11 @@ impl Lifecycle {
         pending_id: &PendingId,
         assignee: &str,
     ) -> Result<()> {
-        let pending_id = pending_id.as_str();
-        self.authorized_bundle(caller, pending_id).await?;
+        // The name is judged before any read: a bad one costs no query.
         let assignee = clarify_core::create::check_assignee(assignee)
             .map_err(|e| Error::Invalid(e.to_string()))?;
+        let pending_id = pending_id.as_str();
+        self.authorized_bundle(caller, pending_id).await?;
         if !repo::assign(&self.db, pending_id, &assignee, now_micros()).await? {
             return Err(Error::Conflict("clarification request is no longer active"));
         }

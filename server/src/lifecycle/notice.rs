@@ -129,13 +129,7 @@ impl Lifecycle {
             answered_by,
             expires_at: super::expiry::expires_at_text(bundle),
             actions: Vec::new(),
-            assignee: bundle
-                .messages
-                .iter()
-                .map(|m| m.metadata.assignee.as_str())
-                .find(|a| !a.is_empty())
-                .unwrap_or_default()
-                .to_owned(),
+            assignee: clarify_core::stored::bundle_assignee(&bundle.messages).to_owned(),
         };
         notice.text = notice.describe();
         Ok(notice)

@@ -18,9 +18,6 @@ pub struct Via {
     pub channel: Channel,
     /// The MCP client's `clientInfo.name`; `""` elsewhere.
     pub client: String,
-    /// How many other bundles, alike, the same answer was given to at once
-    /// (issue 29 item 5); 0 for a bundle answered on its own.
-    pub alike: u32,
 }
 
 impl Via {
@@ -30,7 +27,6 @@ impl Via {
         Self {
             channel,
             client: String::new(),
-            alike: 0,
         }
     }
 }
@@ -56,9 +52,7 @@ impl Lifecycle {
                 .map_or_else(|| id.to_string(), |u| u.name),
             Caller::Unscoped | Caller::Agent(_) => ANONYMOUS.to_owned(),
         };
-        let mut by = AnsweredBy::new(&user, via.channel, &via.client);
-        by.alike = via.alike;
-        Ok(by)
+        Ok(AnsweredBy::new(&user, via.channel, &via.client))
     }
 
     /// Appends a losing attempt to the log; a failure is logged, never

@@ -114,7 +114,6 @@ fn via(context: &RequestContext<RoleServer>) -> Via {
             .client_info()
             .map(|info| clarify_core::client_name(&info.name))
             .unwrap_or_default(),
-        alike: 0,
     }
 }
 
