@@ -76,6 +76,7 @@ pub fn sqlite() -> Migrator {
         migration!("sqlite", 16, "0016_chat_messages.sql", "chat messages"),
         migration!("sqlite", 17, "0017_workspace_slack.sql", "workspace slack"),
         migration!("sqlite", 18, "0018_server_keys.sql", "server keys"),
+        migration!("sqlite", 19, "0019_mcp_tasks.sql", "mcp tasks"),
     ])
 }
 
@@ -131,6 +132,7 @@ pub fn postgres() -> Migrator {
             "workspace slack"
         ),
         migration!("postgres", 18, "0018_server_keys.sql", "server keys"),
+        migration!("postgres", 19, "0019_mcp_tasks.sql", "mcp tasks"),
     ])
 }
 

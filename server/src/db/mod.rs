@@ -12,6 +12,7 @@ pub mod chat_messages;
 pub mod clarification;
 pub mod dialect;
 pub mod mcp_owners;
+pub mod mcp_tasks;
 pub mod messages;
 pub mod migrations;
 pub mod notifications;

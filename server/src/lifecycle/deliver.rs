@@ -97,11 +97,12 @@ impl Lifecycle {
             outcome,
             response,
             token,
+            detached,
             ..
         } = *won;
         let pending_id = response.pending_id.as_str();
         let ours = Guard::Claim(token);
-        if self.agent_blocked(bundle).await {
+        if !detached && self.agent_blocked(bundle).await {
             // Final before the wake: a waiter that reads the claim still in
             // delivery sleeps until the wake.
             let finalize = repo::finalize(&self.db, pending_id, now_micros(), ours);
@@ -154,6 +155,7 @@ impl Lifecycle {
             outcome,
             response,
             token,
+            ..
         } = *won;
         let pending_id = response.pending_id.as_str();
         let session_id = bundle.session_id();
@@ -262,6 +264,9 @@ pub(super) struct Won<'a> {
     pub response: &'a Response,
     /// The claim's token: every write of the delivery is fenced by it.
     pub token: i64,
+    /// The claimed rows say the agent stopped waiting: the bundle as read
+    /// before the claim may not know it yet.
+    pub detached: bool,
 }
 
 /// How a won claim was handed over.

@@ -48,7 +48,10 @@ impl Lifecycle {
     }
 
     /// Claims `bundle` with `outcome` and hands `response` to the blocked
-    /// agent, in one transaction; a loser is told the winner (R2).
+    /// agent, in one transaction; a loser is told the winner (R2). `None`:
+    /// nothing claimed, because the agent stopped waiting since `bundle`
+    /// was read (the claimed rows say so, under the claim's lock), so
+    /// the answer must take the detached path instead.
     ///
     /// # Errors
     /// Database errors (logged with the pending_id, R4a): nothing was
@@ -60,7 +63,7 @@ impl Lifecycle {
         by: &AnsweredBy,
         response: Response,
         now: i64,
-    ) -> Result<RespondBody> {
+    ) -> Result<Option<RespondBody>> {
         let pending_id = response.pending_id.as_str();
         let claimed = async {
             let mut tx = self.db.begin_write().await?;
@@ -83,14 +86,19 @@ impl Lifecycle {
             let claim = repo::claim_in(&mut tx, &self.db, pending_id, claiming, also).await?;
             let Some(claim) = claim else {
                 tx.rollback().await?;
-                return Ok(None);
+                return Ok(Claimed::Lost);
             };
-            Ok::<_, sqlx::Error>(Some((tx, claim)))
+            if claim.detached() {
+                tx.rollback().await?;
+                return Ok(Claimed::Detached);
+            }
+            Ok::<_, sqlx::Error>(Claimed::Won(tx, claim))
         }
         .await;
         let (tx, claim) = match claimed {
-            Ok(Some(claimed)) => claimed,
-            Ok(None) => return self.loser(pending_id, by).await,
+            Ok(Claimed::Won(tx, claim)) => (tx, claim),
+            Ok(Claimed::Lost) => return self.loser(pending_id, by).await.map(Some),
+            Ok(Claimed::Detached) => return Ok(None),
             Err(error) => {
                 tracing::error!(pending_id, %error, "clarification claim failed");
                 return Err(error.into());
@@ -112,6 +120,16 @@ impl Lifecycle {
         }
         self.publish_session(bundle.session_id(), bundle.task_id())
             .await;
-        Ok(RespondBody::new(true, outcome.status(), response))
+        Ok(Some(RespondBody::new(true, outcome.status(), response)))
     }
+}
+
+/// How a live claim's transaction ended.
+enum Claimed {
+    /// Won: the transaction, still open, and the claim.
+    Won(crate::db::Tx, repo::Claim),
+    /// Someone else's claim came first.
+    Lost,
+    /// The agent stopped waiting meanwhile; rolled back.
+    Detached,
 }

@@ -8,6 +8,7 @@
 //! HTTP or MCP: it returns its own [`Error`] and outcome types, which the
 //! adapters in `crate::http` and `crate::mcp` map to their wire.
 
+mod agent_task;
 mod alike;
 mod answer_link;
 mod ask;
@@ -31,6 +32,7 @@ mod session;
 mod view;
 mod wait;
 
+pub use agent_task::{TaskLook, TaskState};
 pub use alike::MAX_ALIKE;
 pub use answer_link::{LINK_PATH, LINK_PREFIX, LinkPage, LinkState, client_of};
 pub use ask::Created;

@@ -54,7 +54,14 @@ impl Lifecycle {
         let now = now_micros();
         if self.agent_blocked(bundle).await {
             let response = outcome.to_response(pending_id, &clock::rfc3339(now));
-            return self.resolve_live(bundle, outcome, by, response, now).await;
+            if let Some(done) = self
+                .resolve_live(bundle, outcome, by, response, now)
+                .await?
+            {
+                return Ok(done);
+            }
+            // The agent stopped waiting after `bundle` was read (a
+            // cancelled call or task, A5a): claimed as for a detached one.
         }
         let claimed =
             match repo::complete_active_bundle(&self.db, pending_id, outcome, by, now).await {
@@ -76,6 +83,7 @@ impl Lifecycle {
             outcome,
             response: &response,
             token: claim.token,
+            detached: claim.detached(),
         };
         self.deliver(&won).await?;
         Ok(RespondBody::new(true, outcome.status(), response))

@@ -11,10 +11,14 @@ use clarify_core::SessionId;
 use clarify_core::validate_new_bundle;
 use rmcp::handler::server::tool::Extension;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ProgressNotificationParam};
+use rmcp::model::{
+    CallToolResponse, CancelTaskParams, GetTaskParams, GetTaskResult, Implementation,
+    ProgressNotificationParam, ServerCapabilities, ServerConfig, UpdateTaskParams,
+};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, tool, tool_handler, tool_router};
 
+use super::agent_task;
 use super::args::Checked;
 use super::ask_tool::{self, AskArgs, AskOut};
 use super::{caller_of, result};
@@ -71,7 +75,6 @@ impl AgentServer {
                     return Err(Error::Conflict("the call was cancelled; the question stays open and its answer will resume the agent"));
                 }
                 outcome = lifecycle.await_outcome(&pending_id, &mut waiting, every) => match outcome? {
-                    WaitOutcome::Resolved(body) => return Ok(AskOut::answered(&pending_id, &questions, &body)),
                     WaitOutcome::TimedOut => {
                         ticks += 1;
                         if let Some(token) = &progress_token {
@@ -80,12 +83,13 @@ impl AgentServer {
                             let _ = context.peer.notify_progress(note).await;
                         }
                     }
-                    WaitOutcome::Expired(_) => return Ok(AskOut::expired(&pending_id)),
-                    WaitOutcome::Closed => {
-                        return Err(Error::Conflict(ask_tool::CLOSED));
-                    }
                     WaitOutcome::ShuttingDown => {
                         return Err(Error::Conflict("the server is shutting down; the question stays open: ask again"));
+                    }
+                    ended => {
+                        if let Some(done) = agent_task::outcome_result(&pending_id, &questions, &ended) {
+                            return done;
+                        }
                     }
                 }
             }
@@ -101,24 +105,87 @@ impl AgentServer {
         Extension(parts): Extension<http::request::Parts>,
         context: RequestContext<RoleServer>,
         Parameters(args): Parameters<Checked<AskArgs>>,
-    ) -> Result<CallToolResult, McpError> {
+    ) -> Result<CallToolResponse, McpError> {
         let caller = caller_of(&parts)?;
         let Some(session_id) = caller.agent().map(|a| a.session_id.clone()) else {
-            return Ok(result::error(&Error::Forbidden(
-                "an agent token is required",
-            )));
+            return Ok(result::error(&Error::Forbidden("an agent token is required")).into());
         };
         let outcome = match args.into_result() {
+            // A client that declared the tasks extension gets a task at once.
+            Ok(args) if agent_task::wanted(&context) => {
+                return Ok(agent_task::ask(&self.state, &caller, &session_id, args).await);
+            }
             Ok(args) => self.ask(&caller, &session_id, args, &context).await,
             Err(e) => Err(e),
         };
-        Ok(result::from(outcome))
+        Ok(result::from(outcome).into())
+    }
+
+    /// The caller of a `tasks/*` request, recorded by `require_agent`.
+    fn task_caller(context: &RequestContext<RoleServer>) -> Result<Caller, McpError> {
+        let parts = context
+            .extensions
+            .get::<http::request::Parts>()
+            .ok_or_else(|| McpError::internal_error("no caller identified", None))?;
+        caller_of(parts)
     }
 }
 
-#[tool_handler(
-    name = "clarify-agent",
-    version = "0.1.0",
-    instructions = "Ask your human when you need a decision only they can make."
-)]
-impl ServerHandler for AgentServer {}
+#[tool_handler]
+impl ServerHandler for AgentServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tasks()
+                .build(),
+        )
+        .with_server_info(Implementation::new("clarify-agent", "0.1.0"))
+        .with_instructions("Ask your human when you need a decision only they can make.")
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        let caller = Self::task_caller(&context)?;
+        let look = self
+            .state
+            .lifecycle
+            .look_at_task(&caller, &request.task_id)
+            .await
+            .map_err(|e| agent_task::protocol_error(&e))?;
+        Ok(GetTaskResult::new(agent_task::detailed(&look)))
+    }
+
+    /// No task of this tool ever asks the client for input, so no response
+    /// is outstanding: known tasks acknowledge and ignore them, as the
+    /// extension says.
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let caller = Self::task_caller(&context)?;
+        self.state
+            .lifecycle
+            .task_of(&caller, &request.task_id)
+            .await
+            .map_err(|e| agent_task::protocol_error(&e))?;
+        Ok(())
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let caller = Self::task_caller(&context)?;
+        self.state
+            .lifecycle
+            .cancel_task(&caller, &request.task_id)
+            .await
+            .map_err(|e| agent_task::protocol_error(&e))
+    }
+}

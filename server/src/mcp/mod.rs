@@ -13,6 +13,7 @@
 //! replica.
 
 mod agent;
+mod agent_task;
 pub mod answer_here;
 pub(crate) mod args;
 pub mod ask_tool;

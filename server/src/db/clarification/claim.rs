@@ -191,6 +191,16 @@ pub struct Claim {
     pub token: i64,
 }
 
+impl Claim {
+    /// The agent stopped waiting before the claim (read under the claim's
+    /// lock, so newer than any earlier read of the bundle): the answer
+    /// must not be handed over live.
+    #[must_use]
+    pub fn detached(&self) -> bool {
+        self.messages.iter().any(|m| m.metadata.agent_disconnected)
+    }
+}
+
 /// Which claimed, undelivered rows a delivery rewrite may touch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Guard {

@@ -1,0 +1,11 @@
+-- Questions an agent asked as an MCP task (issue 30 item 3, the tasks
+-- extension): the task is the bundle (its id is the pending_id), so this
+-- row only says whose task it is, when it was made, and whether the agent
+-- cancelled it; everything else is read from the bundle, on any replica
+-- and after a restart.
+CREATE TABLE mcp_tasks (
+    pending_id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    cancelled_at BIGINT
+);
