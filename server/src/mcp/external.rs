@@ -2,7 +2,11 @@
 
 use rmcp::handler::server::tool::{Extension, InputResponses, RequestState};
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResponse, CallToolResult};
+use rmcp::model::{
+    CacheScope, CallToolResponse, CallToolResult, Implementation, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig,
+};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
@@ -10,7 +14,9 @@ use serde::Deserialize;
 
 use super::answer_here::{AnswerWithMeArgs, Call};
 use super::args::{Checked, integer};
+use super::inbox_app;
 use super::{caller_of, result};
+use crate::auth::Caller;
 use crate::lifecycle::discovery::PendingArgs;
 use crate::lifecycle::{Error, Via};
 use crate::state::AppState;
@@ -103,6 +109,39 @@ impl ExternalServer {
     pub fn new(state: AppState) -> Self {
         Self { state }
     }
+
+    /// Answers through the one claim (N2): `answer_question_kandev` and the
+    /// inbox app's tool alike.
+    async fn answer(
+        &self,
+        caller: &Caller,
+        via: &Via,
+        args: Checked<AnswerArgs>,
+    ) -> CallToolResult {
+        let outcome = async {
+            let args = args.into_result()?;
+            required("pending_id", &args.pending_id)?;
+            let answers = args
+                .answers
+                .into_iter()
+                .map(|a| AnswerInput {
+                    question_id: a.question_id,
+                    selected_options: a.selected_options,
+                    custom_text: a.custom_text,
+                })
+                .collect();
+            let submission =
+                Submission::from_parts(answers, args.rejected, &args.reason, &args.reject_reason)
+                    .map_err(|e| Error::Invalid(e.to_string()))?;
+            // The same ResolveBundle as the REST endpoint (N2).
+            self.state
+                .lifecycle
+                .resolve(caller, via, &args.pending_id.as_str().into(), &submission)
+                .await
+        }
+        .await;
+        result::from(outcome)
+    }
 }
 
 /// Provenance: MCP, and the client's own name (from its `initialize`, or
@@ -127,6 +166,7 @@ fn required(field: &str, value: &str) -> Result<(), Error> {
 #[tool_router]
 impl ExternalServer {
     #[tool(
+        meta = inbox_app::list_meta(),
         description = "List the clarification questions agents are waiting on, oldest first, in the workspaces you can see. Each bundle has a pending_id and questions with question_id and options (option_id, label, description): the identifiers answer_question_kandev takes. Page with next_cursor."
     )]
     async fn list_pending_questions_kandev(
@@ -159,30 +199,21 @@ impl ExternalServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         let caller = caller_of(&parts)?;
-        let via = via(&context);
-        let outcome = async {
-            let args = args.into_result()?;
-            required("pending_id", &args.pending_id)?;
-            let answers = args
-                .answers
-                .into_iter()
-                .map(|a| AnswerInput {
-                    question_id: a.question_id,
-                    selected_options: a.selected_options,
-                    custom_text: a.custom_text,
-                })
-                .collect();
-            let submission =
-                Submission::from_parts(answers, args.rejected, &args.reason, &args.reject_reason)
-                    .map_err(|e| Error::Invalid(e.to_string()))?;
-            // The same ResolveBundle as the REST endpoint (N2).
-            self.state
-                .lifecycle
-                .resolve(&caller, &via, &args.pending_id.as_str().into(), &submission)
-                .await
-        }
-        .await;
-        Ok(result::from(outcome))
+        Ok(self.answer(&caller, &via(&context), args).await)
+    }
+
+    #[tool(
+        meta = inbox_app::app_only_meta(),
+        description = "The inbox app's answer (called by the app, not the model): the same as answer_question_kandev."
+    )]
+    async fn answer_in_inbox_kandev(
+        &self,
+        Extension(parts): Extension<http::request::Parts>,
+        Parameters(args): Parameters<Checked<AnswerArgs>>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let caller = caller_of(&parts)?;
+        Ok(self.answer(&caller, &via(&context), args).await)
     }
 
     #[tool(
@@ -257,9 +288,60 @@ impl ExternalServer {
     }
 }
 
-#[tool_handler(
-    name = "clarify",
-    version = "0.1.0",
-    instructions = "Find the questions coding agents are blocked on and answer them."
-)]
-impl ServerHandler for ExternalServer {}
+#[tool_handler]
+impl ServerHandler for ExternalServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        )
+        .with_server_info(Implementation::new("clarify", "0.1.0"))
+        .with_instructions("Find the questions coding agents are blocked on and answer them.")
+    }
+
+    /// Every tool, but the inbox app's own only to a host that renders
+    /// apps: one that does not would offer it to its model. The list then
+    /// differs by client, so no shared cache may keep it.
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let apps = inbox_app::host_renders_apps(&context);
+        let mut listed = ListToolsResult::with_all_items(
+            Self::tool_router()
+                .list_all()
+                .into_iter()
+                .filter(|tool| apps || !inbox_app::is_app_only(tool))
+                .collect(),
+        );
+        if context
+            .protocol_version()
+            .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
+        {
+            listed.ttl_ms = Some(0);
+            listed.cache_scope = Some(CacheScope::Private);
+        }
+        Ok(listed)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        Ok(ListResourcesResult::with_all_items(vec![
+            inbox_app::resource(),
+        ]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        inbox_app::read(&request.uri).map(Into::into)
+    }
+}

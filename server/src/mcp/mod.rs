@@ -19,6 +19,7 @@ pub(crate) mod args;
 pub mod ask_tool;
 mod binding;
 mod external;
+mod inbox_app;
 mod jsonrpc;
 pub(crate) mod result;
 mod session_store;
