@@ -17,54 +17,23 @@
 //
 // Usage: node answer_with_me_check.mjs PATH_TO_CLARIFY_BINARY
 
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { createInterface } from "node:readline";
 
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+
+import { startServer, restOk as restOkAt, runChecks } from "./harness.mjs";
 
 const binary = resolve(process.argv[2]);
 const scratch = mkdtempSync(join(tmpdir(), "clarify-answer-with-me-"));
 const TOOL = "answer_with_me_kandev";
 
-async function startServer() {
-  const server = spawn(binary, ["serve", "--listen", "127.0.0.1:0", "--database-url", `sqlite://${join(scratch, "clarify.db")}`], {
-    stdio: ["ignore", "pipe", "ignore"],
-  });
-  const line = await new Promise((resolve) => createInterface({ input: server.stdout }).once("line", resolve));
-  if (!line.startsWith("listening on ")) throw new Error(`clarify said ${line}`);
-  return { server, base: line.slice("listening on ".length) };
-}
+const running = await startServer(binary, { database: join(scratch, "clarify.db") });
+const { base } = running;
 
-const { server, base } = await startServer();
-
-// REST as a person (no auth configured: anyone), or as the asking agent
-// with its token. Returns the status and the parsed body.
-async function rest(method, path, body, token) {
-  const headers = { "content-type": "application/json" };
-  if (token) headers.authorization = `Bearer ${token}`;
-  const response = await fetch(`${base}/api/v1${path}`, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  let parsed;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = text;
-  }
-  return { status: response.status, body: parsed };
-}
-
-async function restOk(method, path, body, token) {
-  const { status, body: parsed } = await rest(method, path, body, token);
-  if (status < 200 || status > 299) throw new Error(`${method} ${path} ${JSON.stringify(body)}: ${status} ${JSON.stringify(parsed)}`);
-  return parsed;
-}
+// REST on this server as a person, or as the asking agent with its token.
+const restOk = (method, path, body, token) => restOkAt(base, method, path, body, token);
 
 function check(condition, what, detail) {
   if (!condition) throw new Error(`${what}: ${typeof detail === "string" ? detail : JSON.stringify(detail)}`);
@@ -377,8 +346,6 @@ async function noForms(era) {
   }
 }
 
-let passed = 0;
-let failed = 0;
 const checks = [];
 for (const era of ["initialize", "modern"]) {
   const label = ERAS[era].label;
@@ -387,17 +354,4 @@ for (const era of ["initialize", "modern"]) {
   if (era === "modern") checks.push([`${label}: a tampered and a replayed requestState are refused`, () => sealed()]);
   checks.push([`${label}: a client without forms is told what waits`, () => noForms(era)]);
 }
-for (const [name, run] of checks) {
-  try {
-    await run();
-    console.log(`ok ${name}`);
-    passed++;
-  } catch (error) {
-    console.log(`FAILED ${name}: ${error.stack ?? error}`);
-    failed++;
-  }
-}
-server.kill("SIGTERM");
-rmSync(scratch, { recursive: true, force: true });
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+await runChecks(checks, running, scratch);

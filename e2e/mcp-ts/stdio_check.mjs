@@ -9,17 +9,18 @@
 //
 // Usage: node stdio_check.mjs PATH_TO_CLARIFY_BINARY
 
-import { spawn, execFile } from "node:child_process";
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname, resolve } from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as StdioV1 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { Client as ClientV2 } from "@modelcontextprotocol/client";
 import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio";
+
+import { startServer, rest, runChecks } from "./harness.mjs";
 
 // Absolute: servers are started from other working directories.
 const binary = resolve(process.argv[2]);
@@ -33,32 +34,14 @@ function repository(name) {
   return dir;
 }
 
-async function startServer() {
-  const server = spawn(binary, ["serve", "--listen", "127.0.0.1:0", "--database-url", `sqlite://${join(scratch, "clarify.db")}`], {
-    stdio: ["ignore", "pipe", "ignore"],
-  });
-  const line = await new Promise((resolve) => createInterface({ input: server.stdout }).once("line", resolve));
-  if (!line.startsWith("listening on ")) throw new Error(`clarify said ${line}`);
-  return { server, base: line.slice("listening on ".length) };
-}
-
-async function rest(base, method, path, body) {
-  const response = await fetch(`${base}/api/v1${path}`, {
-    method,
-    headers: { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return response.json();
-}
-
 // Waits for the question `prompt` to be listed, checks its task is the
 // project, and answers it in free text.
 async function answer(base, prompt, project, text) {
   for (let i = 0; i < 400; i++) {
-    const { bundles } = await rest(base, "GET", "/pending");
+    const { bundles } = (await rest(base, "GET", "/pending")).body;
     const bundle = bundles.find((b) => b.questions[0].prompt === prompt);
     if (bundle) {
-      const task = await rest(base, "GET", `/tasks/${bundle.task_id}`);
+      const task = (await rest(base, "GET", `/tasks/${bundle.task_id}`)).body;
       if (task.title !== project) throw new Error(`task ${task.title}, not ${project}`);
       await rest(base, "POST", `/clarification/${bundle.pending_id}/respond`, {
         answers: [{ question_id: "q1", selected_options: [], custom_text: text }],
@@ -129,25 +112,10 @@ async function inspectorCli(base) {
   expectAnswered(JSON.parse(called.stdout), "from the inspector");
 }
 
-const { server, base } = await startServer();
-let passed = 0;
-let failed = 0;
-const checks = [
+const running = await startServer(binary, { database: join(scratch, "clarify.db") });
+const { base } = running;
+await runChecks([
   ["typescript-sdk v1 (initialize)", () => sdk(base, "v1", ClientV1, StdioV1, {})],
   ["typescript-sdk v2 (2026-07-28)", () => sdk(base, "v2", ClientV2, StdioV2, { versionNegotiation: { mode: { pin: "2026-07-28" } } })],
   ["mcp inspector cli", () => inspectorCli(base)],
-];
-for (const [name, check] of checks) {
-  try {
-    await check();
-    console.log(`ok ${name}`);
-    passed++;
-  } catch (error) {
-    console.log(`FAILED ${name}: ${error.stack ?? error}`);
-    failed++;
-  }
-}
-server.kill("SIGTERM");
-rmSync(scratch, { recursive: true, force: true });
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+], running, scratch);

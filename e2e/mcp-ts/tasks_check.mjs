@@ -55,62 +55,36 @@
 //
 // Usage: node tasks_check.mjs PATH_TO_CLARIFY_BINARY
 
-import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, writeFileSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { createInterface } from "node:readline";
 
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createTaskSessionFromClient, JsonRpcResponseError } from "@modelcontextprotocol/ext-tasks/client";
 
+import { startServer, restOk, runChecks } from "./harness.mjs";
+
 const binary = resolve(process.argv[2]);
 const scratch = mkdtempSync(join(tmpdir(), "clarify-tasks-"));
-const database = `sqlite://${join(scratch, "clarify.db")}`;
+const database = join(scratch, "clarify.db");
 
 const ERA = "2026-07-28";
 const TASKS = "io.modelcontextprotocol/tasks";
 const TOOL = "ask_user_question_kandev";
 const CLIENT_INFO = { name: "clarify-e2e-tasks", version: "1.0.0" };
 
-// ---------------------------------------------------------------- server
-
-async function startServer(listen = "127.0.0.1:0") {
-  const server = spawn(binary, ["serve", "--listen", listen, "--database-url", database], {
-    stdio: ["ignore", "pipe", "ignore"],
-  });
-  const exited = new Promise((r) => server.once("exit", r));
-  const line = await new Promise((resolve, reject) => {
-    createInterface({ input: server.stdout }).once("line", resolve);
-    server.once("exit", (code) => reject(new Error(`clarify exited ${code} before listening`)));
-  });
-  if (!line.startsWith("listening on ")) throw new Error(`clarify said ${line}`);
-  return { server, exited, base: line.slice("listening on ".length) };
-}
-
 // ---------------------------------------------------------------- REST
-
-async function rest(base, method, path, body) {
-  const response = await fetch(`${base}/api/v1${path}`, {
-    method,
-    headers: { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return JSON.parse(text);
-}
 
 // A task and a session on it: the session's agent token asks.
 async function agentSession(base, title) {
-  const task = await rest(base, "POST", "/tasks", { title });
-  const session = await rest(base, "POST", `/tasks/${task.id}/sessions`, {});
+  const task = await restOk(base, "POST", "/tasks", { title });
+  const session = await restOk(base, "POST", `/tasks/${task.id}/sessions`, {});
   if (!session.agent_token) throw new Error(`no agent_token: ${JSON.stringify(session)}`);
   return session.agent_token;
 }
 
 async function pendingBundle(base, pendingId) {
-  const { bundles } = await rest(base, "GET", "/pending?limit=200");
+  const { bundles } = await restOk(base, "GET", "/pending?limit=200");
   return bundles.find((b) => b.pending_id === pendingId);
 }
 
@@ -118,7 +92,7 @@ async function pendingBundle(base, pendingId) {
 // to give until it returns) and returns its bundle.
 async function waitForPrompt(base, prompt) {
   for (let i = 0; i < 400; i++) {
-    const { bundles } = await rest(base, "GET", "/pending?limit=200");
+    const { bundles } = await restOk(base, "GET", "/pending?limit=200");
     const bundle = bundles.find((b) => b.questions[0].prompt === prompt);
     if (bundle) return bundle;
     await new Promise((r) => setTimeout(r, 25));
@@ -128,7 +102,7 @@ async function waitForPrompt(base, prompt) {
 
 // A person answers in free text.
 async function answer(base, pendingId, note) {
-  const answered = await rest(base, "POST", `/clarification/${pendingId}/respond`, {
+  const answered = await restOk(base, "POST", `/clarification/${pendingId}/respond`, {
     answers: [{ question_id: "q1", selected_options: [], custom_text: note }],
   });
   if (answered.claimed !== true) throw new Error(`answer not claimed: ${JSON.stringify(answered)}`);
@@ -475,7 +449,7 @@ async function restart(running) {
   const port = new URL(running.base).port;
   running.server.kill("SIGKILL");
   await running.exited;
-  const again = await startServer(`127.0.0.1:${port}`);
+  const again = await startServer(binary, { database, listen: `127.0.0.1:${port}` });
   if (again.base !== running.base) throw new Error(`restarted at ${again.base}, not ${running.base}`);
   return again;
 }
@@ -521,10 +495,8 @@ async function survivesRestart(running) {
 
 // ---------------------------------------------------------------- run
 
-const running = await startServer();
-let passed = 0;
-let failed = 0;
-const checks = [
+const running = await startServer(binary, { database });
+await runChecks([
   ["discover declares the tasks extension", () => discover(running.base)],
   ["task answered over REST (ext-tasks settle)", () => answered(running.base)],
   ["task expiry (expires_in_seconds 1)", () => expiry(running.base)],
@@ -532,19 +504,4 @@ const checks = [
   ["another session's token", () => foreignToken(running.base)],
   ["client without the extension (blocking call, -32021)", () => notDeclared(running.base)],
   ["task survives a server restart", () => survivesRestart(running)],
-];
-for (const [name, check] of checks) {
-  try {
-    await check();
-    console.log(`ok ${name}`);
-    passed++;
-  } catch (error) {
-    console.log(`FAILED ${name}: ${error.stack ?? error}${error.cause ? `\n  caused by: ${error.cause.stack ?? error.cause}` : ""}`);
-    failed++;
-  }
-}
-running.server.kill("SIGTERM");
-await running.exited;
-rmSync(scratch, { recursive: true, force: true });
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+], running, scratch);
