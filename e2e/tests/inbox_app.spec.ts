@@ -107,7 +107,10 @@ test('the inbox app lists a question, a click answers it, and one answered elsew
   expect(contents._meta.ui.csp.connectDomains).toEqual([]);
 
   const session = await newSession(api, 'inbox app task');
-  const first = await ask(api, session, [{ prompt: 'Which cache for the app?', options: [{ label: 'Redis' }, { label: 'Memcached' }] }]);
+  // Markup in a question is text, never markup: the page has no way to
+  // run it (textContent only, a CSP without any source).
+  const PROMPT = 'Which cache for the app? <img src=x onerror="parent.pwned=1">';
+  const first = await ask(api, session, [{ prompt: PROMPT, options: [{ label: 'Redis' }, { label: 'Memcached' }] }]);
   const toolResult = await client.callTool({ name: 'list_pending_questions_kandev', arguments: {} });
 
   await page.exposeFunction('callServerTool', (params: { name: string; arguments?: Record<string, unknown> }) =>
@@ -125,25 +128,45 @@ test('the inbox app lists a question, a click answers it, and one answered elsew
   );
 
   const app = page.frameLocator('iframe');
-  const card = app.getByRole('article', { name: 'Which cache for the app?' });
+  const card = app.getByRole('article', { name: PROMPT });
   await expect(card).toBeVisible();
+  await expect(card.locator('legend')).toHaveText(PROMPT);
+  await expect(app.locator('img')).toHaveCount(0);
   await card.getByLabel('Memcached').check();
+  await card.getByRole('textbox').fill('kept while the list refreshes');
+
+  // Asked after the app opened: it appears with the next refresh, and the
+  // words typed in the first card are still there.
+  // Each on a session of its own: answering one resumes its agent, whose
+  // next turn would close another of the same turn.
+  const second = await ask(api, await newSession(api, 'inbox app task 2'), [{ prompt: 'Which queue for the app?', options: [{ label: 'SQS' }, { label: 'NATS' }] }]);
+  const next = app.getByRole('article', { name: 'Which queue for the app?' });
+  await expect(next).toBeVisible({ timeout: 10_000 });
+  await expect(card.getByRole('textbox')).toHaveValue('kept while the list refreshes');
+
   await card.getByRole('button', { name: 'Answer' }).click();
   await expect(card.getByRole('status')).toHaveText('Answered.');
   const view = await (await api.get(`/api/v1/clarification/${first}`)).json();
   expect(view.status).toBe('answered');
   expect(view.answered_by).toMatchObject({ channel: 'mcp', client: CLIENT });
+  expect(JSON.stringify(view)).toContain('kept while the list refreshes');
+  expect(await page.evaluate(() => (window as any).pwned)).toBeUndefined();
 
-  // Asked after the app opened: it appears; answered over REST: it says so.
-  const second = await ask(api, session, [{ prompt: 'Which queue for the app?', options: [{ label: 'SQS' }, { label: 'NATS' }] }]);
-  const next = app.getByRole('article', { name: 'Which queue for the app?' });
-  await expect(next).toBeVisible({ timeout: 10_000 });
+  // Answered over REST: the app says so.
   const answered = await api.post(`/api/v1/clarification/${second}/respond`, {
     data: { answers: [{ question_id: 'q1', selected_options: ['q1_opt2'] }] },
   });
   expect(answered.status()).toBe(200);
   await expect(next.getByRole('status')).toHaveText('Answered or closed elsewhere.', { timeout: 10_000 });
   await expect(next.getByRole('button', { name: 'Answer' })).toBeDisabled();
+
+  // Declined in the app: the agent is told so.
+  const third = await ask(api, await newSession(api, 'inbox app task 3'), [{ prompt: 'Which region for the app?', options: [{ label: 'eu' }, { label: 'us' }] }]);
+  const last = app.getByRole('article', { name: 'Which region for the app?' });
+  await expect(last).toBeVisible({ timeout: 10_000 });
+  await last.getByRole('button', { name: 'Decline' }).click();
+  await expect(last.getByRole('status')).toHaveText('Declined.');
+  expect((await (await api.get(`/api/v1/clarification/${third}`)).json()).status).toBe('rejected');
 
   // The app inside its frame: no serious or critical axe violations.
   const results = await new AxeBuilder({ page }).analyze();

@@ -154,13 +154,18 @@ async fn a_question_that_expires_completes_its_task_with_the_expiry() {
     assert!((60_000..=61_000).contains(&ttl), "{ttl}");
     let task_id = task.task.task_id;
     let mut ticks = tokio::time::interval(std::time::Duration::from_millis(100));
-    let done = loop {
-        ticks.tick().await;
-        let polled = get(&client, &task_id).await.unwrap();
-        if polled.status() != TaskStatus::Working {
-            break polled;
+    let polling = async {
+        loop {
+            ticks.tick().await;
+            let polled = get(&client, &task_id).await.unwrap();
+            if polled.status() != TaskStatus::Working {
+                return polled;
+            }
         }
     };
+    let done = tokio::time::timeout(std::time::Duration::from_secs(20), polling)
+        .await
+        .expect("the expiry within 20 s");
     let result = completed(&done);
     assert_eq!(
         (result["expired"].as_bool(), result["rejected"].as_bool()),
@@ -212,10 +217,14 @@ async fn a5a_cancelling_a_task_detaches_and_the_answer_resumes_the_agent() {
     server.stop().await;
 }
 
+/// R7: a task's answer is kept for its poll, never resumed as well, even
+/// when no poll is in flight; a cancel after it leaves it the task's; a
+/// declined task carries the reason though the rows keep none (R2b).
 #[tokio::test]
-async fn cancelling_after_the_answer_keeps_the_answer() {
+async fn r7_an_answer_is_kept_for_the_tasks_poll_and_delivered_once() {
     let server = TestServer::start().await;
-    let (_, _, token) = server.session(None).await;
+    let receiver = Receiver::start().await;
+    let (_, _, token) = server.session_resumed_by(&receiver).await;
     let client = agent(&server, &token, true).await;
     let task_id = ask_task(&client, "Vendor the parser?", None)
         .await
@@ -223,6 +232,7 @@ async fn cancelling_after_the_answer_keeps_the_answer() {
         .task_id;
     let (status, _) = server.respond(&task_id, &pick_second()).await;
     assert_eq!(status, 200);
+    assert_eq!(receiver.count(), 0, "kept for the task, not resumed too");
     // Cancellation is cooperative: the answer came first, so it stands.
     client
         .cancel_task(CancelTaskParams::new(task_id.as_str()))
@@ -233,11 +243,66 @@ async fn cancelling_after_the_answer_keeps_the_answer() {
         completed(&done)["answers"]["q1"]["selected_labels"],
         json!(["Drop"])
     );
+    assert_eq!(
+        completed(&get(&client, &task_id).await.unwrap()),
+        completed(&done)
+    );
+    assert_eq!(receiver.count(), 0);
+
+    let declined = ask_task(&client, "Drop the v1 API?", None)
+        .await
+        .task
+        .task_id;
+    let body = json!({"rejected": true, "reject_reason": "ask the API team"});
+    let (status, _) = server.respond(&declined, &body).await;
+    assert_eq!(status, 200);
+    let result = completed(&get(&client, &declined).await.unwrap());
+    assert_eq!(
+        (
+            result["rejected"].as_bool(),
+            result["reject_reason"].as_str()
+        ),
+        (Some(true), Some("ask the API team"))
+    );
+    assert_eq!(receiver.count(), 0);
     server.stop().await;
 }
 
-/// Cancel and answer race: whichever lands first, the answer reaches the
-/// agent exactly once, through the task or through its resume target.
+/// A question asked again after its task was cancelled is the agent's to
+/// poll again: working, then its answer, not resumed.
+#[tokio::test]
+async fn asking_again_after_a_cancel_revives_the_task() {
+    let server = TestServer::start().await;
+    let receiver = Receiver::start().await;
+    let (_, _, token) = server.session_resumed_by(&receiver).await;
+    let client = agent(&server, &token, true).await;
+    let task_id = ask_task(&client, "Rotate the keys?", None)
+        .await
+        .task
+        .task_id;
+    client
+        .cancel_task(CancelTaskParams::new(task_id.as_str()))
+        .await
+        .unwrap();
+    let again = ask_task(&client, "Rotate the keys?", None).await;
+    assert_eq!(
+        (again.task.task_id.as_str(), again.task.status),
+        (task_id.as_str(), TaskStatus::Working)
+    );
+    let (status, _) = server.respond(&task_id, &pick_second()).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        completed(&get(&client, &task_id).await.unwrap())["answers"]["q1"]["selected_labels"],
+        json!(["Drop"])
+    );
+    assert_eq!(
+        receiver.count(),
+        0,
+        "the revived task's answer is not resumed too"
+    );
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn r7_an_answer_racing_a_cancel_is_never_lost() {
     let server = TestServer::start().await;
@@ -282,7 +347,11 @@ async fn r7_an_answer_racing_a_cancel_is_never_lost() {
             other => panic!("round {round}: {other:?}"),
         }
     }
-    assert_eq!(by_task + by_resume, 20);
+    // Staggered, both orders happen: the test sees each side win.
+    assert!(
+        by_task > 0 && by_resume > 0,
+        "task {by_task}, resume {by_resume}"
+    );
     server.stop().await;
 }
 
@@ -360,7 +429,7 @@ async fn a_client_without_the_extension_keeps_the_blocking_call() {
             if let Some(pending) = listed.and_then(|b| b["pending_id"].as_str()) {
                 return server.respond(pending, &pick_second()).await;
             }
-            tokio::task::yield_now().await;
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
     };
     let (called, (status, _)) = tokio::join!(call, answer);

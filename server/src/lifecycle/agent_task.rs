@@ -1,20 +1,21 @@
 //! An agent's question asked as an MCP task (issue 30 item 3, the tasks
 //! extension): the task is the bundle, so it lives as long as the bundle,
-//! on every replica and across restarts. Asking returns at once; a poll is
-//! the asking agent's wait of zero (it keeps the agent attached, so an
-//! answer given while it polls is handed to it, R7, and it collects an
-//! answer kept for it); cancelling detaches, as a cancelled blocking call
-//! does, so the answer then resumes the agent instead (A5a).
+//! on every replica and across restarts. Its answer is kept for the
+//! agent's next poll (pull delivery, never handed over live nor resumed:
+//! `db::mcp_tasks::polled_sql`, read by the claim), and that poll collects
+//! it; a poll holds nothing and attaches nothing. Cancelling detaches, as a
+//! cancelled blocking call does, so an answer after it resumes the agent
+//! instead (A5a).
 
 use std::time::Duration;
 
 use clarify_core::stored::bundle_questions;
-use clarify_core::{NewBundle, Question, SessionId};
+use clarify_core::{NewBundle, Question, RespondBody, SessionId, Status};
 
-use super::{Error, Lifecycle, Result, WaitOutcome};
+use super::{Error, Lifecycle, Result, WaitOutcome, expiry};
 use crate::auth::Caller;
-use crate::clock::now_micros;
-use crate::db::clarification::{self as repo, Scope, Transition};
+use crate::clock::{self, now_micros};
+use crate::db::clarification::{self as repo, Bundle, Scope, Transition};
 use crate::db::mcp_tasks::{self, McpTask};
 
 /// Where a task stands.
@@ -22,8 +23,10 @@ use crate::db::mcp_tasks::{self, McpTask};
 pub enum TaskState {
     /// The agent cancelled it while nobody had answered.
     Cancelled,
-    /// What a wait of zero saw: still waiting, or how it ended.
-    Outcome(WaitOutcome),
+    /// Nobody has answered yet (or an answer is on its way).
+    Working,
+    /// How it ended: answered or declined, expired, or closed unanswered.
+    Ended(WaitOutcome),
 }
 
 /// One look at a task.
@@ -54,39 +57,27 @@ impl Lifecycle {
         new: &NewBundle,
         expires_in: Option<Duration>,
     ) -> Result<TaskLook> {
-        // Attached from the start, as a blocked ask is: the first poll
-        // comes well within the grace.
-        let created = self
-            .create_bundle(session_id, new, true, expires_in)
-            .await?;
-        let (pending_id, session_id) = (created.pending_id.as_str(), session_id.as_str());
-        let now = now_micros();
-        self.db
-            .write(async |c| mcp_tasks::insert(c, pending_id, session_id, now).await)
-            .await?;
-        self.look_at_task(caller, pending_id).await
+        let created = self.create_task(session_id, new, expires_in).await?;
+        self.look_at_task(caller, &created.pending_id).await
     }
 
-    /// The task `pending_id` as its asking agent sees it now.
+    /// The task `pending_id` as its asking agent sees it now; an answer
+    /// kept for it is collected (delivered from then on).
     ///
     /// # Errors
     /// Not found: unknown, not a task, or another session's.
     pub async fn look_at_task(&self, caller: &Caller, pending_id: &str) -> Result<TaskLook> {
         let task = self.task_of(caller, pending_id).await?;
         let mut bundle = self.authorized_bundle(caller, pending_id).await?;
+        if task.cancelled_at.is_none() && bundle.awaits_pickup() {
+            self.collect(&bundle).await?;
+            bundle = repo::load(self.db.pool(), pending_id)
+                .await?
+                .ok_or(Error::NotFound("task"))?;
+        }
         let state = match task.cancelled_at {
             Some(_) => TaskState::Cancelled,
-            None => {
-                let outcome = self.wait_on(caller, &bundle, Duration::ZERO).await?;
-                let ended = !matches!(outcome, WaitOutcome::TimedOut | WaitOutcome::ShuttingDown);
-                if ended && bundle.winner().is_none() {
-                    // Read before it ended: its last change is newer.
-                    bundle = repo::load(self.db.pool(), pending_id)
-                        .await?
-                        .unwrap_or(bundle);
-                }
-                TaskState::Outcome(outcome)
-            }
+            None => state_of(&bundle, &task),
         };
         // A cancelled task no longer follows its bundle.
         let updated_at = task
@@ -103,7 +94,8 @@ impl Lifecycle {
 
     /// The agent cancels its task: if nobody has answered, the bundle is
     /// detached (it stays answerable, and its answer resumes the agent) and
-    /// the task is cancelled; if someone has, the task keeps its answer.
+    /// the task cancelled, in one transaction; if someone has, the task
+    /// keeps its answer (kept for the agent until collected).
     ///
     /// # Errors
     /// Not found as [`Lifecycle::look_at_task`]; database errors.
@@ -113,17 +105,22 @@ impl Lifecycle {
             return Ok(());
         }
         let now = now_micros();
-        // Guarded: a claim that won first leaves nothing to detach, and the
-        // task then completes with that answer instead of hiding it.
-        let detached =
-            repo::transition(&self.db, Scope::Bundle(pending_id), Transition::Detach, now).await?;
+        let mut tx = self.db.begin_write().await?;
+        // Guarded: a claim that won first leaves nothing to detach.
+        let detached = repo::transition_in(
+            &mut tx,
+            &self.db,
+            Scope::Bundle(pending_id),
+            Transition::Detach,
+            now,
+        )
+        .await?;
         if detached.is_empty() {
+            tx.rollback().await?;
             return Ok(());
         }
-        let session_id = task.session_id.as_str();
-        self.db
-            .write(async |c| mcp_tasks::cancel(c, pending_id, session_id, now).await)
-            .await?;
+        mcp_tasks::cancel(&mut tx, pending_id, now).await?;
+        tx.commit().await?;
         self.publish_bundle(pending_id).await
     }
 
@@ -139,5 +136,41 @@ impl Lifecycle {
         mcp_tasks::get(self.db.pool(), pending_id, session_id)
             .await?
             .ok_or(Error::NotFound("task"))
+    }
+}
+
+/// Where an uncancelled task stands, from its bundle's rows alone: a claim
+/// in flight (or one being taken back) is still working, never "closed".
+fn state_of(bundle: &Bundle, task: &McpTask) -> TaskState {
+    let pending_id = bundle.pending_id();
+    if let Some(winner) = bundle.winner() {
+        if bundle.delivery_pending() {
+            return TaskState::Working;
+        }
+        let mut response = winner.to_response(pending_id, &clock::rfc3339(bundle.updated_at()));
+        // The rows keep no reason (R2b); the task does.
+        if winner.status == Status::Rejected {
+            response.reject_reason.clone_from(&task.reject_reason);
+        }
+        return TaskState::Ended(WaitOutcome::Resolved(RespondBody::new(
+            true,
+            winner.status,
+            response,
+        )));
+    }
+    let closed = |status| {
+        bundle
+            .messages
+            .iter()
+            .any(|m| m.metadata.status.known() == Some(status))
+    };
+    if expiry::timed_out(bundle) {
+        TaskState::Ended(WaitOutcome::Expired(expiry::expired_body(
+            bundle, pending_id,
+        )))
+    } else if closed(Status::Expired) || closed(Status::Cancelled) {
+        TaskState::Ended(WaitOutcome::Closed)
+    } else {
+        TaskState::Working
     }
 }

@@ -14,7 +14,7 @@ use super::{Error, Lifecycle, Result};
 use crate::clock::now_micros;
 use crate::db::clarification::{self as repo, Bundle};
 use crate::db::messages::{self, CLARIFICATION_REQUEST, Message};
-use crate::db::{sessions, turns};
+use crate::db::{mcp_tasks, sessions, turns};
 use crate::ids::new_id;
 use crate::waiters::Waiting;
 
@@ -50,7 +50,7 @@ impl Lifecycle {
             self.waiters.touch(&pending_id);
         }
         let created = self
-            .create_bundle_as(session_id, new, pending_id, attach, expires_in)
+            .create_bundle_as(session_id, new, pending_id, Asker::of(attach), expires_in)
             .await?;
         if attach && !created.created {
             self.waiters.touch(&created.pending_id);
@@ -74,7 +74,13 @@ impl Lifecycle {
         let pending_id = new_id();
         let waiting = self.waiters.wait(&pending_id);
         let created = self
-            .create_bundle_as(session_id, new, pending_id.clone(), true, expires_in)
+            .create_bundle_as(
+                session_id,
+                new,
+                pending_id.clone(),
+                Asker::Attached,
+                expires_in,
+            )
             .await?;
         let waiting = if created.pending_id == pending_id {
             waiting
@@ -85,12 +91,28 @@ impl Lifecycle {
         Ok((created, waiting))
     }
 
+    /// Creates a bundle for an agent that will poll it as an MCP task
+    /// (issue 30 item 3): the task is recorded in the transaction that
+    /// stores the bundle, so no answer ever finds the bundle without it.
+    ///
+    /// # Errors
+    /// As [`Lifecycle::create_bundle`].
+    pub async fn create_task(
+        &self,
+        session_id: &SessionId,
+        new: &NewBundle,
+        expires_in: Option<Duration>,
+    ) -> Result<Created> {
+        self.create_bundle_as(session_id.as_str(), new, new_id(), Asker::Task, expires_in)
+            .await
+    }
+
     async fn create_bundle_as(
         &self,
         session_id: &str,
         new: &NewBundle,
         pending_id: String,
-        attach: bool,
+        asker: Asker,
         expires_in: Option<Duration>,
     ) -> Result<Created> {
         let spec = validate_new_bundle(new).map_err(|e| Error::Invalid(e.to_string()))?;
@@ -140,10 +162,12 @@ impl Lifecycle {
                 (pending_id, added)
             }
         };
-        if attach {
+        match asker {
             // In the same transaction: no replica ever sees the bundle
             // without its agent attached.
-            self.cluster.attach(&mut *tx, &pending_id).await?;
+            Asker::Attached => self.cluster.attach(&mut *tx, &pending_id).await?,
+            Asker::Task => mcp_tasks::ask(&mut tx, &pending_id, session_id, now).await?,
+            Asker::Later => {}
         }
         tx.commit().await?;
         let created = !added.is_empty();
@@ -211,6 +235,23 @@ async fn insert_bundle(
         added.push(message);
     }
     Ok(added)
+}
+
+/// How the asking agent will learn the answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Asker {
+    /// It waits for it (blocked, or about to poll `/wait`): attached.
+    Attached,
+    /// It asks again, waits later, or is resumed.
+    Later,
+    /// It polls an MCP task: the answer is kept for the poll.
+    Task,
+}
+
+impl Asker {
+    fn of(attach: bool) -> Self {
+        if attach { Self::Attached } else { Self::Later }
+    }
 }
 
 /// Every state a bundle can put a session into WAITING_FOR_INPUT from.

@@ -15,7 +15,7 @@ use super::{Error, Lifecycle, Result};
 use crate::clock::now_micros;
 use crate::db::batch::Batch;
 use crate::db::clarification::{self as repo, Bundle, Guard, Mark};
-use crate::db::sessions;
+use crate::db::{mcp_tasks, sessions};
 use crate::waiters::Wake;
 
 /// How often a restore after a refused dispatch is tried before the claim
@@ -98,10 +98,17 @@ impl Lifecycle {
             response,
             token,
             detached,
+            polled,
             ..
         } = *won;
         let pending_id = response.pending_id.as_str();
         let ours = Guard::Claim(token);
+        if polled {
+            // An MCP task: kept for its agent's next poll, which collects
+            // it (pull delivery), never resumed as well; a decline's
+            // reason is kept with the task, since the rows keep none.
+            return self.keep_for_task(pending_id, response, token).await;
+        }
         if !detached && self.agent_blocked(bundle).await {
             // Final before the wake: a waiter that reads the claim still in
             // delivery sleeps until the wake.
@@ -144,6 +151,34 @@ impl Lifecycle {
                 })
             }
         }
+    }
+
+    /// Keeps the answer claimed under `token` for the MCP task's next poll.
+    async fn keep_for_task(
+        &self,
+        pending_id: &str,
+        response: &Response,
+        token: i64,
+    ) -> Result<Handed> {
+        let reason = response.reject_reason.as_str();
+        if response.rejected && !reason.is_empty() {
+            self.db
+                .write(async |c| mcp_tasks::set_reject_reason(c, pending_id, reason).await)
+                .await?;
+        }
+        let kept = repo::mark(
+            &self.db,
+            pending_id,
+            now_micros(),
+            token,
+            Mark::AwaitingPickup,
+        )
+        .await?;
+        Ok(if kept {
+            Handed::Stored
+        } else {
+            Handed::Refused
+        })
     }
 
     /// Resumes the agent through `target` with the answer claimed under
@@ -267,6 +302,8 @@ pub(super) struct Won<'a> {
     /// The claimed rows say the agent stopped waiting: the bundle as read
     /// before the claim may not know it yet.
     pub detached: bool,
+    /// The claimed rows say the agent polls it as an MCP task.
+    pub polled: bool,
 }
 
 /// How a won claim was handed over.

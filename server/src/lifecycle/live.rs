@@ -48,10 +48,11 @@ impl Lifecycle {
     }
 
     /// Claims `bundle` with `outcome` and hands `response` to the blocked
-    /// agent, in one transaction; a loser is told the winner (R2). `None`:
-    /// nothing claimed, because the agent stopped waiting since `bundle`
-    /// was read (the claimed rows say so, under the claim's lock), so
-    /// the answer must take the detached path instead.
+    /// agent, in one transaction; a loser is told the winner (R2). When
+    /// the claimed rows say the agent no longer blocks on it (read under
+    /// the claim's lock: it stopped waiting since `bundle` was read, or
+    /// polls it as a task), the claim is committed with its delivery still
+    /// to come, for the caller to deliver.
     ///
     /// # Errors
     /// Database errors (logged with the pending_id, R4a): nothing was
@@ -63,7 +64,7 @@ impl Lifecycle {
         by: &AnsweredBy,
         response: Response,
         now: i64,
-    ) -> Result<Option<RespondBody>> {
+    ) -> Result<Live> {
         let pending_id = response.pending_id.as_str();
         let claimed = async {
             let mut tx = self.db.begin_write().await?;
@@ -88,17 +89,17 @@ impl Lifecycle {
                 tx.rollback().await?;
                 return Ok(Claimed::Lost);
             };
-            if claim.detached() {
-                tx.rollback().await?;
-                return Ok(Claimed::Detached);
+            if claim.delivery == Delivery::Pending {
+                tx.commit().await?;
+                return Ok(Claimed::NotLive(claim));
             }
             Ok::<_, sqlx::Error>(Claimed::Won(tx, claim))
         }
         .await;
         let (tx, claim) = match claimed {
             Ok(Claimed::Won(tx, claim)) => (tx, claim),
-            Ok(Claimed::Lost) => return self.loser(pending_id, by).await.map(Some),
-            Ok(Claimed::Detached) => return Ok(None),
+            Ok(Claimed::Lost) => return self.loser(pending_id, by).await.map(Live::Done),
+            Ok(Claimed::NotLive(claim)) => return Ok(Live::Claimed(claim)),
             Err(error) => {
                 tracing::error!(pending_id, %error, "clarification claim failed");
                 return Err(error.into());
@@ -120,8 +121,20 @@ impl Lifecycle {
         }
         self.publish_session(bundle.session_id(), bundle.task_id())
             .await;
-        Ok(Some(RespondBody::new(true, outcome.status(), response)))
+        Ok(Live::Done(RespondBody::new(
+            true,
+            outcome.status(),
+            response,
+        )))
     }
+}
+
+/// How a live hand-over ended.
+pub(super) enum Live {
+    /// Answered (handed over), or lost to the winner (told).
+    Done(RespondBody),
+    /// Claimed, but the agent no longer blocks on it: delivery to come.
+    Claimed(repo::Claim),
 }
 
 /// How a live claim's transaction ended.
@@ -130,6 +143,6 @@ enum Claimed {
     Won(crate::db::Tx, repo::Claim),
     /// Someone else's claim came first.
     Lost,
-    /// The agent stopped waiting meanwhile; rolled back.
-    Detached,
+    /// Claimed and committed, but not live: the agent no longer blocks.
+    NotLive(repo::Claim),
 }

@@ -6,6 +6,7 @@ use clarify_core::stored::bundle_questions;
 use clarify_core::{AnsweredBy, Outcome, Question, RespondBody, Submission, validate_submission};
 
 use super::deliver::Won;
+use super::live::Live;
 use super::provenance::{Lost, Via};
 use super::{Error, Lifecycle, Result};
 use crate::auth::Caller;
@@ -52,28 +53,32 @@ impl Lifecycle {
     ) -> Result<RespondBody> {
         let pending_id = bundle.pending_id();
         let now = now_micros();
-        if self.agent_blocked(bundle).await {
+        let claim = if self.agent_blocked(bundle).await {
             let response = outcome.to_response(pending_id, &clock::rfc3339(now));
-            if let Some(done) = self
+            match self
                 .resolve_live(bundle, outcome, by, response, now)
                 .await?
             {
-                return Ok(done);
+                Live::Done(body) => return Ok(body),
+                // The claim's rows say the agent stopped waiting after
+                // `bundle` was read (a cancelled call or task, A5a), or
+                // polls a task: claimed, delivery still to come.
+                Live::Claimed(claim) => claim,
             }
-            // The agent stopped waiting after `bundle` was read (a
-            // cancelled call or task, A5a): claimed as for a detached one.
-        }
-        let claimed =
-            match repo::complete_active_bundle(&self.db, pending_id, outcome, by, now).await {
-                Ok(claimed) => claimed,
-                Err(error) => {
-                    // R4a: logged with the pending_id, answered 500, not retried.
-                    tracing::error!(pending_id, %error, "clarification claim failed");
-                    return Err(Error::from(error));
-                }
+        } else {
+            let claimed =
+                match repo::complete_active_bundle(&self.db, pending_id, outcome, by, now).await {
+                    Ok(claimed) => claimed,
+                    Err(error) => {
+                        // R4a: logged with the pending_id, answered 500, not retried.
+                        tracing::error!(pending_id, %error, "clarification claim failed");
+                        return Err(Error::from(error));
+                    }
+                };
+            let Some(claim) = claimed else {
+                return self.loser(pending_id, by).await;
             };
-        let Some(claim) = claimed else {
-            return self.loser(pending_id, by).await;
+            claim
         };
 
         let response = outcome.to_response(pending_id, &clock::rfc3339(now));
@@ -83,7 +88,8 @@ impl Lifecycle {
             outcome,
             response: &response,
             token: claim.token,
-            detached: claim.detached(),
+            detached: claim.detached,
+            polled: claim.polled,
         };
         self.deliver(&won).await?;
         Ok(RespondBody::new(true, outcome.status(), response))

@@ -58,19 +58,6 @@ impl Lifecycle {
         let bundle = self.authorized_bundle(caller, pending_id).await?;
         // Held while it blocks: one user's waits are bounded (issue 26).
         let _place = self.wait_place(caller)?;
-        self.wait_on(caller, &bundle, timeout).await
-    }
-
-    /// [`Lifecycle::wait`] on a bundle `caller` may see, without taking a
-    /// wait's place: for looks that do not block (an MCP task's poll).
-    pub(super) async fn wait_on(
-        &self,
-        caller: &Caller,
-        bundle: &Bundle,
-        timeout: std::time::Duration,
-    ) -> Result<WaitOutcome> {
-        let pending_id = PendingId::from(bundle.pending_id());
-        let pending_id = &pending_id;
         // Register before reading, so a resolution between the read and the
         // wait still wakes us. Delivery belongs to the asking agent: only
         // its session's agent token attaches; anyone else who may see the

@@ -86,8 +86,8 @@ impl AgentServer {
                     WaitOutcome::ShuttingDown => {
                         return Err(Error::Conflict("the server is shutting down; the question stays open: ask again"));
                     }
-                    ended => {
-                        if let Some(done) = agent_task::outcome_result(&pending_id, &questions, &ended) {
+                    ended @ (WaitOutcome::Resolved(_) | WaitOutcome::Expired(_) | WaitOutcome::Closed) => {
+                        if let Some(done) = ask_tool::outcome_result(&pending_id, &questions, &ended) {
                             return done;
                         }
                     }

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use clarify_core::{Question, SessionId};
+use clarify_core::SessionId;
 use rmcp::ErrorData as McpError;
 use rmcp::RoleServer;
 use rmcp::model::{
@@ -16,7 +16,7 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 
-use super::ask_tool::{self, AskArgs, AskOut};
+use super::ask_tool::{self, AskArgs};
 use super::result;
 use crate::auth::Caller;
 use crate::clock::rfc3339;
@@ -80,10 +80,11 @@ pub fn detailed(look: &TaskLook) -> DetailedTask {
 }
 
 /// A lifecycle error as the JSON-RPC error of a `tasks/*` request: an
-/// unknown task (or another agent's) is `-32602`, as the extension says.
+/// unknown task (or another agent's) is `-32602`, as the extension says,
+/// and so is a `taskId` no database takes (PostgreSQL refuses U+0000).
 pub fn protocol_error(error: &Error) -> McpError {
     match error {
-        Error::NotFound(_) => McpError::invalid_params("unknown task", None),
+        Error::NotFound(_) | Error::Invalid(_) => McpError::invalid_params("unknown task", None),
         Error::Database(cause) => {
             tracing::error!(error = %cause, "internal error in an MCP task request");
             McpError::internal_error("internal error", None)
@@ -92,27 +93,12 @@ pub fn protocol_error(error: &Error) -> McpError {
     }
 }
 
-/// What the blocking call returns for an outcome that ended the wait, the
-/// one mapping both share; `None` while it still waits.
-pub fn outcome_result(
-    pending_id: &str,
-    questions: &[Question],
-    outcome: &WaitOutcome,
-) -> Option<Result<AskOut, Error>> {
-    match outcome {
-        WaitOutcome::Resolved(body) => Some(Ok(AskOut::answered(pending_id, questions, body))),
-        WaitOutcome::Expired(_) => Some(Ok(AskOut::expired(pending_id))),
-        WaitOutcome::Closed => Some(Err(Error::Conflict(ask_tool::CLOSED))),
-        WaitOutcome::TimedOut | WaitOutcome::ShuttingDown => None,
-    }
-}
-
-/// The result a completed task carries.
+/// The result a completed task carries: the blocking call's own.
 fn ended(look: &TaskLook) -> Option<CallToolResult> {
-    let TaskState::Outcome(outcome) = &look.state else {
+    let TaskState::Ended(outcome) = &look.state else {
         return None;
     };
-    outcome_result(&look.task.pending_id, &look.questions, outcome).map(result::from)
+    ask_tool::outcome_result(&look.task.pending_id, &look.questions, outcome).map(result::from)
 }
 
 /// The task's common fields; `done`: it has its result.
@@ -123,7 +109,11 @@ fn task(look: &TaskLook, done: bool) -> Task {
             TaskStatus::Cancelled,
             "the agent stopped waiting; the question stays open and its answer will resume the agent",
         ),
-        (_, true) => (TaskStatus::Completed, "the question has its outcome"),
+        (TaskState::Ended(WaitOutcome::Resolved(_)), _) => (TaskStatus::Completed, "answered"),
+        (TaskState::Ended(WaitOutcome::Expired(_)), _) => {
+            (TaskStatus::Completed, "expired unanswered")
+        }
+        (_, true) => (TaskStatus::Completed, ask_tool::CLOSED),
         (_, false) => (TaskStatus::Working, "waiting for the user's answer"),
     };
     let mut task = Task::new(

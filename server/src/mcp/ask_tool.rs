@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 
 use clarify_core::{NewBundle, NewOption, NewQuestion, Outcome, Question, RespondBody, agent_text};
 use schemars::JsonSchema;
+
+use crate::lifecycle::{Error, WaitOutcome};
 use serde::{Deserialize, Serialize};
 
 /// The tool's description.
@@ -186,3 +188,18 @@ impl AskOut {
 
 /// What the agent is told when its question was closed unanswered.
 pub const CLOSED: &str = "the question was closed before anyone answered it";
+
+/// What the call returns for a wait that ended, the one mapping the
+/// blocking call and a completed MCP task share; `None` while it waits.
+pub fn outcome_result(
+    pending_id: &str,
+    questions: &[Question],
+    outcome: &WaitOutcome,
+) -> Option<Result<AskOut, Error>> {
+    match outcome {
+        WaitOutcome::Resolved(body) => Some(Ok(AskOut::answered(pending_id, questions, body))),
+        WaitOutcome::Expired(_) => Some(Ok(AskOut::expired(pending_id))),
+        WaitOutcome::Closed => Some(Err(Error::Conflict(CLOSED))),
+        WaitOutcome::TimedOut | WaitOutcome::ShuttingDown => None,
+    }
+}

@@ -321,7 +321,6 @@ impl ServerHandler for ExternalServer {
             .protocol_version()
             .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
         {
-            listed.ttl_ms = Some(0);
             listed.cache_scope = Some(CacheScope::Private);
         }
         Ok(listed)

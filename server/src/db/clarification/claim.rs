@@ -104,8 +104,10 @@ pub async fn claim_in(
          AND NOT EXISTS (SELECT 1 FROM task_session_messages b WHERE b.pending_id = $1 \
              AND b.type = '{CLARIFICATION_REQUEST}' AND b.clarification_question_id = '') \
          RETURNING id, pending_id, task_session_id AS session_id, task_id, turn_id, metadata, \
-             created_at, updated_at, type AS kind, content",
+             created_at, updated_at, type AS kind, content, \
+             CAST(CASE WHEN {polled} THEN 1 ELSE 0 END AS BIGINT) AS polled",
         active = active("m"),
+        polled = crate::db::mcp_tasks::polled_sql("$1"),
     )))
     .bind(pending_id)
     .bind(now)
@@ -114,13 +116,31 @@ pub async fn claim_in(
     if claimed.is_empty() {
         return Ok(None);
     }
+    // Read under the claim's lock, so newer than any read of the bundle
+    // before it: an agent that stopped waiting (a cancelled call or task)
+    // or polls a task is never handed the answer live (A5a, R7).
+    let polled = claimed.iter().any(|c| c.polled != 0);
+    let parsed: Vec<_> = claimed.into_iter().map(|c| (c.row.stored(), c)).collect();
+    let detached = parsed
+        .iter()
+        .any(|(message, _)| message.metadata.agent_disconnected);
+    let (delivery, also) = if delivery == Delivery::Final && (detached || polled) {
+        (Delivery::Pending, Batch::new())
+    } else {
+        (delivery, also)
+    };
 
     let status = outcome.status();
     let mut writes = Batch::new();
-    let mut messages = Vec::with_capacity(claimed.len());
-    let mut rows = Vec::with_capacity(claimed.len());
-    for ClaimedRow { row, kind, content } in claimed {
-        let mut message = row.stored();
+    let mut messages = Vec::with_capacity(parsed.len());
+    let mut rows = Vec::with_capacity(parsed.len());
+    for (
+        mut message,
+        ClaimedRow {
+            row, kind, content, ..
+        },
+    ) in parsed
+    {
         let meta = &mut message.metadata;
         if meta.question_id.is_empty() {
             return Err(sqlx::Error::Protocol(format!(
@@ -154,6 +174,9 @@ pub async fn claim_in(
         messages,
         rows,
         token: now,
+        delivery,
+        detached,
+        polled,
     }))
 }
 
@@ -163,6 +186,8 @@ struct ClaimedRow {
     row: BundleRow,
     kind: String,
     content: String,
+    /// 1 when the bundle is a task its agent polls ([`Claim::polled`]).
+    polled: i64,
 }
 
 impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for ClaimedRow {
@@ -172,6 +197,7 @@ impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for ClaimedRow {
             row: BundleRow::from_row(row)?,
             kind: row.try_get("kind")?,
             content: row.try_get("content")?,
+            polled: row.try_get("polled")?,
         })
     }
 }
@@ -189,16 +215,15 @@ pub struct Claim {
     /// only while the rows still carry it, so once reconciliation has taken
     /// the claim back (its replica looked dead) they change nothing.
     pub token: i64,
-}
-
-impl Claim {
-    /// The agent stopped waiting before the claim (read under the claim's
-    /// lock, so newer than any earlier read of the bundle): the answer
-    /// must not be handed over live.
-    #[must_use]
-    pub fn detached(&self) -> bool {
-        self.messages.iter().any(|m| m.metadata.agent_disconnected)
-    }
+    /// As written: `Final` only when asked for and the agent still blocks
+    /// on it (neither detached nor polling a task); the caller's `also`
+    /// ran only then.
+    pub delivery: Delivery,
+    /// The agent had stopped waiting (its rows say so).
+    pub detached: bool,
+    /// The bundle is an MCP task its agent still polls: its answer is kept
+    /// for that poll (pull delivery).
+    pub polled: bool,
 }
 
 /// Which claimed, undelivered rows a delivery rewrite may touch.
