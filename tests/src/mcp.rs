@@ -2,11 +2,16 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, ProgressNotificationParam};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+    ProgressNotificationParam, ProtocolVersion,
+};
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{ClientHandler, RoleClient, ServiceExt as _};
+use rmcp::{
+    ClientHandler, ClientLifecycleMode, ClientServiceExt as _, RoleClient, ServiceExt as _,
+};
 use serde_json::Value;
 
 use crate::server::TestServer;
@@ -78,6 +83,47 @@ pub async fn connect_url(url: &str, token: Option<&str>) -> Client {
         .serve(transport)
         .await
         .expect("MCP handshake")
+}
+
+/// An agent's client in the 2026-07-28 era (capabilities on every
+/// request) that declares the tasks extension, or not (issue 30 item 3).
+#[derive(Debug, Clone)]
+pub struct ModernAgent {
+    /// Whether it declares `io.modelcontextprotocol/tasks`.
+    pub tasks: bool,
+}
+
+impl ClientHandler for ModernAgent {
+    fn get_info(&self) -> ClientConfig {
+        let mut info = ClientConfig::default();
+        info.client_info = Implementation::new(CLIENT_NAME, env!("CARGO_PKG_VERSION"));
+        if self.tasks {
+            info.capabilities = ClientCapabilities::builder().enable_tasks().build();
+        }
+        info
+    }
+}
+
+/// A connected [`ModernAgent`].
+pub type ModernClient = RunningService<RoleClient, ModernAgent>;
+
+/// Connects to `/mcp/agent` at `url` with the agent `token`, by the
+/// 2026-07-28 `discover`, declaring the tasks extension when `tasks`.
+///
+/// # Panics
+/// When the connection fails.
+pub async fn connect_modern(url: &str, token: &str, tasks: bool) -> ModernClient {
+    let config = StreamableHttpClientTransportConfig::with_uri(url.to_owned()).auth_header(token);
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    ModernAgent { tasks }
+        .serve_with_lifecycle(
+            StreamableHttpClientTransport::from_config(config),
+            lifecycle,
+        )
+        .await
+        .expect("MCP connection")
 }
 
 /// Calls `tool` with `args` (a JSON object).

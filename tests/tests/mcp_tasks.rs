@@ -8,52 +8,20 @@
 
 use clarify_tests::Receiver;
 use clarify_tests::TestServer;
-use clarify_tests::mcp::CLIENT_NAME;
+use clarify_tests::mcp::{ModernClient, connect_modern};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities, ClientConfig,
-    CreateTaskResult, DetailedTask, ErrorCode, GetTaskParams, Implementation, ProtocolVersion,
-    TaskPayload, TaskStatus,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, CreateTaskResult, DetailedTask,
+    ErrorCode, GetTaskParams, TaskPayload, TaskStatus,
 };
-use rmcp::service::{RunningService, ServiceError};
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt as _, RoleClient};
+use rmcp::service::ServiceError;
 use serde_json::{Value, json};
 
 const TOOL: &str = "ask_user_question_kandev";
 
-/// An agent's MCP client that declares the tasks extension, or not.
-#[derive(Debug, Clone)]
-struct Agent {
-    tasks: bool,
-}
-
-impl ClientHandler for Agent {
-    fn get_info(&self) -> ClientConfig {
-        let mut info = ClientConfig::default();
-        info.client_info = Implementation::new(CLIENT_NAME, env!("CARGO_PKG_VERSION"));
-        if self.tasks {
-            info.capabilities = ClientCapabilities::builder().enable_tasks().build();
-        }
-        info
-    }
-}
-
-type Client = RunningService<RoleClient, Agent>;
+type Client = ModernClient;
 
 async fn agent(server: &TestServer, token: &str, tasks: bool) -> Client {
-    let config =
-        StreamableHttpClientTransportConfig::with_uri(server.url("/mcp/agent")).auth_header(token);
-    let lifecycle = ClientLifecycleMode::Discover {
-        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-    };
-    Agent { tasks }
-        .serve_with_lifecycle(
-            StreamableHttpClientTransport::from_config(config),
-            lifecycle,
-        )
-        .await
-        .expect("MCP connection")
+    connect_modern(&server.url("/mcp/agent"), token, tasks).await
 }
 
 fn ask_args(prompt: &str, expires: Option<u64>) -> CallToolRequestParams {
