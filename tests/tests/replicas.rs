@@ -486,3 +486,38 @@ async fn what_every_replica_has_long_had_is_forgotten() {
     assert_eq!(replicas::mcp_session(pool, "old").await.unwrap(), None);
     server.stop().await;
 }
+
+/// Issue 31: messages that queued together go in one trip, in order, each
+/// announced: a listener sees every id, and each id reads its own payload.
+#[tokio::test]
+#[ignore = "needs PostgreSQL"]
+async fn a_batch_of_relayed_messages_keeps_its_order_and_announces_each() {
+    use clarify_server::db::replicas;
+    two_replicas_on_postgres();
+    let server = TestServer::start().await;
+    let mut listener = sqlx::postgres::PgListener::connect(server.db().url())
+        .await
+        .unwrap();
+    listener.listen(replicas::CHANNEL).await.unwrap();
+    let payloads: Vec<String> = (0..5).map(|n| format!("{{\"n\":{n}}}")).collect();
+    server
+        .db()
+        .write(async |c| replicas::send_many(c, "elsewhere", &payloads, 10).await)
+        .await
+        .unwrap();
+    let mut read = Vec::new();
+    for _ in 0..payloads.len() {
+        let note = listener.recv().await.unwrap();
+        let (origin, id) = note.payload().split_once(' ').unwrap();
+        assert_eq!(origin, "elsewhere");
+        let id: i64 = id.parse().unwrap();
+        read.push(
+            replicas::received(server.db().pool(), id)
+                .await
+                .unwrap()
+                .unwrap(),
+        );
+    }
+    assert_eq!(read, payloads, "announced and stored in order");
+    server.stop().await;
+}

@@ -23,22 +23,34 @@ pub(super) async fn listen(db: &Db) -> sqlx::Result<PgListener> {
 }
 
 /// Sends the queued messages in order, until every sender is gone: requests
-/// still finishing after shutdown began relay their wakes too.
+/// still finishing after shutdown began relay their wakes too. Those that
+/// queued while one trip ran go together in the next (issue 31: one
+/// transaction, not one flush to disk each).
 pub(super) async fn send(db: Db, replica: Arc<str>, mut queue: mpsc::Receiver<Relayed>) {
-    while let Some(message) = queue.recv().await {
-        send_one(&db, &replica, &message).await;
+    let mut batch = Vec::with_capacity(BATCH);
+    while queue.recv_many(&mut batch, BATCH).await > 0 {
+        send_batch(&db, &replica, &batch).await;
+        batch.clear();
     }
 }
 
-async fn send_one(db: &Db, replica: &str, message: &Relayed) {
-    let Ok(payload) = serde_json::to_string(message) else {
-        return;
-    };
-    if let Err(error) = replicas::send(db.pool(), replica, &payload, now_micros()).await {
+/// At most this many messages share one trip.
+const BATCH: usize = 64;
+
+async fn send_batch(db: &Db, replica: &str, messages: &[Relayed]) {
+    let payloads: Vec<String> = messages
+        .iter()
+        .filter_map(|message| serde_json::to_string(message).ok())
+        .collect();
+    let now = now_micros();
+    let sent = db
+        .write(async |c| replicas::send_many(c, replica, &payloads, now).await)
+        .await;
+    if let Err(error) = sent {
         // Lost: agents waiting elsewhere get the answer when they next read
         // (at the latest when their wait times out and they poll again);
         // browsers there when they next load.
-        tracing::warn!(%error, "could not relay a message to the other replicas");
+        tracing::warn!(%error, count = payloads.len(), "could not relay messages to the other replicas");
     }
 }
 

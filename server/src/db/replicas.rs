@@ -2,7 +2,7 @@
 //! `0004_replicas`): who is attached to which bundle, the messages one
 //! replica sends the others, and MCP sessions.
 
-use sqlx::AnyExecutor;
+use sqlx::{AnyConnection, AnyExecutor};
 
 /// The NOTIFY channel announcing new rows of `replica_messages`.
 pub const CHANNEL: &str = "clarify_replicas";
@@ -92,6 +92,45 @@ pub async fn send(
     .bind(now)
     .execute(db)
     .await?;
+    Ok(())
+}
+
+/// Stores `payloads` from replica `origin` in one statement, in order, and
+/// announces each as [`send`] does; `wake_ups`: the transaction commits
+/// without waiting for the disk (`synchronous_commit = off`), since a wake
+/// lost with a crash of PostgreSQL is made good by every replica's
+/// listener, which re-reads its waiters' bundles when its link drops.
+///
+/// # Errors
+/// Database errors.
+pub async fn send_many(
+    db: &mut AnyConnection,
+    origin: &str,
+    payloads: &[String],
+    now: i64,
+) -> sqlx::Result<()> {
+    if payloads.is_empty() {
+        return Ok(());
+    }
+    sqlx::query("SET LOCAL synchronous_commit = off")
+        .execute(&mut *db)
+        .await?;
+    // $1 the origin, $2 the time, then one parameter per payload.
+    let rows: Vec<String> = (0..payloads.len())
+        .map(|n| format!("($1, ${}, $2)", n + 3))
+        .collect();
+    let sql = format!(
+        "WITH sent AS (INSERT INTO replica_messages (origin, payload, created_at) \
+             VALUES {} RETURNING id) \
+         SELECT CAST(pg_notify('{CHANNEL}', $1 || ' ' || CAST(sent.id AS TEXT)) AS TEXT) \
+         FROM sent ORDER BY sent.id",
+        rows.join(", ")
+    );
+    let mut query = sqlx::query(super::sql(sql)).bind(origin).bind(now);
+    for payload in payloads {
+        query = query.bind(payload);
+    }
+    query.execute(db).await?;
     Ok(())
 }
 
