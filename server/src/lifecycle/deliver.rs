@@ -133,23 +133,9 @@ impl Lifecycle {
             session.and_then(|s| serde_json::from_str::<ResumeTarget>(&s.resume_target).ok());
         match target {
             Some(target) => self.resume(won, &target).await,
-            None => {
-                // Pull delivery: nobody to hand it to, so it is kept until the
-                // agent's next wait, identical ask or read collects it.
-                let kept = repo::mark(
-                    &self.db,
-                    pending_id,
-                    now_micros(),
-                    token,
-                    Mark::AwaitingPickup,
-                )
-                .await?;
-                Ok(if kept {
-                    Handed::Stored
-                } else {
-                    Handed::Refused
-                })
-            }
+            // Pull delivery: nobody to hand it to, so it is kept until the
+            // agent's next wait, identical ask or read collects it.
+            None => self.keep(pending_id, token).await,
         }
     }
 
@@ -166,6 +152,11 @@ impl Lifecycle {
                 .write(async |c| mcp_tasks::set_reject_reason(c, pending_id, reason).await)
                 .await?;
         }
+        self.keep(pending_id, token).await
+    }
+
+    /// Keeps the answer claimed under `token` for its agent to collect.
+    async fn keep(&self, pending_id: &str, token: i64) -> Result<Handed> {
         let kept = repo::mark(
             &self.db,
             pending_id,
