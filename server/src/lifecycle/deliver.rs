@@ -146,8 +146,10 @@ impl Lifecycle {
         response: &Response,
         token: i64,
     ) -> Result<Handed> {
+        // Written for every decline, an empty reason too: one left by a
+        // decline taken back (R7a) must not be shown with this one.
         let reason = response.reject_reason.as_str();
-        if response.rejected && !reason.is_empty() {
+        if response.rejected {
             self.db
                 .write(async |c| mcp_tasks::set_reject_reason(c, pending_id, reason).await)
                 .await?;
