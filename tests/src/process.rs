@@ -55,10 +55,13 @@ impl ServerProcess {
             .stderr(Stdio::null())
             .spawn()
             .expect("start clarify");
+        // A profiler in `wrap` may speak first; the server's line is the
+        // one that says where it listens.
+        let mut out = BufReader::new(child.stdout.take().unwrap());
         let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
+        while out.read_line(&mut line).unwrap() > 0 && !line.starts_with("listening on ") {
+            line.clear();
+        }
         let url = line.trim().trim_start_matches("listening on ").to_owned();
         assert!(url.starts_with("http://"), "clarify said {line:?}");
         Self { child, dir, url }

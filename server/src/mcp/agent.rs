@@ -12,18 +12,19 @@ use clarify_core::validate_new_bundle;
 use rmcp::handler::server::tool::Extension;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolResponse, CancelTaskParams, GetTaskParams, GetTaskResult, Implementation,
-    ProgressNotificationParam, ServerCapabilities, ServerConfig, UpdateTaskParams,
+    CallToolResponse, CallToolResult, CancelTaskParams, GetTaskParams, GetTaskResult, Implementation,
+    ProtocolVersion, ServerCapabilities, ServerConfig, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, tool, tool_handler, tool_router};
 
 use super::agent_task;
 use super::args::Checked;
-use super::ask_tool::{self, AskArgs, AskOut};
+use super::ask_tool::{self, AskArgs};
+use super::held_call::{Handover, Held};
 use super::{caller_of, result};
 use crate::auth::Caller;
-use crate::lifecycle::{Error, WaitOutcome};
+use crate::lifecycle::Error;
 use crate::state::AppState;
 
 /// How often a blocked call reports that it is still waiting, by default.
@@ -41,59 +42,55 @@ impl AgentServer {
         Self { state }
     }
 
+    /// Creates the bundle and hands its wait to [`held_call::hold`]; what
+    /// this returns is never sent (the held stream writes the result).
     async fn ask(
         &self,
         caller: &Caller,
         session_id: &SessionId,
         args: AskArgs,
         context: &RequestContext<RoleServer>,
-    ) -> Result<AskOut, Error> {
+        handover: &Handover,
+    ) -> Result<(), Error> {
         let (bundle, seconds) = args.into_bundle();
         let questions = validate_new_bundle(&bundle)
             .map_err(|e| Error::Invalid(e.to_string()))?
             .questions;
         let lifecycle = &self.state.lifecycle;
         // A blocked ask is a long wait, held and bounded as `/wait` is.
-        let _place = lifecycle.wait_place(caller)?;
+        let place = lifecycle.wait_place(caller)?;
         let expires_in = crate::lifecycle::expires_in(seconds)?;
-        let (created, mut waiting) = lifecycle
+        let (created, waiting) = lifecycle
             .create_attached(session_id, &bundle, expires_in)
             .await?;
-        let pending_id = created.pending_id;
-        let progress_token = context.meta.get_progress_token();
-        let every = self
-            .state
-            .config
-            .progress_interval
-            .unwrap_or(PROGRESS_EVERY);
-        let mut ticks = 0u32;
-        loop {
-            tokio::select! {
-                () = context.ct.cancelled() => {
-                    drop(waiting);
-                    lifecycle.detach(&pending_id).await?;
-                    return Err(Error::Conflict("the call was cancelled; the question stays open and its answer will resume the agent"));
-                }
-                outcome = lifecycle.await_outcome(&pending_id, &mut waiting, every) => match outcome? {
-                    WaitOutcome::TimedOut => {
-                        ticks += 1;
-                        if let Some(token) = &progress_token {
-                            let note = ProgressNotificationParam::new(token.clone(), f64::from(ticks))
-                                .with_message("waiting for the user's answer");
-                            let _ = context.peer.notify_progress(note).await;
-                        }
-                    }
-                    WaitOutcome::ShuttingDown => {
-                        return Err(Error::Conflict("the server is shutting down; the question stays open: ask again"));
-                    }
-                    ended @ (WaitOutcome::Resolved(_) | WaitOutcome::Expired(_) | WaitOutcome::Closed) => {
-                        if let Some(done) = ask_tool::outcome_result(&pending_id, &questions, &ended) {
-                            return done;
-                        }
-                    }
-                }
-            }
+        let modern = context
+            .protocol_version()
+            .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        let held = Held {
+            lifecycle: lifecycle.clone(),
+            pending_id: created.pending_id,
+            questions,
+            waiting,
+            _place: place,
+            progress: context.meta.get_progress_token(),
+            id: context.id.clone(),
+            modern,
+            every: self
+                .state
+                .config
+                .progress_interval
+                .unwrap_or(PROGRESS_EVERY),
+        };
+        if let Err(held) = handover.give(held) {
+            // Nobody to write the result: the client left while the bundle
+            // was being created. It stays open; its answer resumes the agent.
+            drop(held.waiting);
+            lifecycle.detach(&held.pending_id).await?;
+            return Err(Error::Conflict(
+                "the call was cancelled; the question stays open and its answer will resume the agent",
+            ));
         }
+        Ok(())
     }
 }
 
@@ -110,15 +107,23 @@ impl AgentServer {
         let Some(session_id) = caller.agent().map(|a| a.session_id.clone()) else {
             return Ok(result::error(&Error::Forbidden("an agent token is required")).into());
         };
-        let outcome = match args.into_result() {
-            // A client that declared the tasks extension gets a task at once.
-            Ok(args) if agent_task::wanted(&context) => {
-                return Ok(agent_task::ask(&self.state, &caller, &session_id, args).await);
-            }
-            Ok(args) => self.ask(&caller, &session_id, args, &context).await,
-            Err(e) => Err(e),
+        let args = match args.into_result() {
+            Ok(args) => args,
+            Err(e) => return Ok(result::error(&e).into()),
         };
-        Ok(result::from(outcome).into())
+        // A client that declared the tasks extension gets a task at once.
+        if agent_task::wanted(&context) {
+            return Ok(agent_task::ask(&self.state, &caller, &session_id, args).await);
+        }
+        let handover = parts
+            .extensions
+            .get::<Handover>()
+            .ok_or_else(|| McpError::internal_error("no hand-over for a blocking call", None))?;
+        match self.ask(&caller, &session_id, args, &context, handover).await {
+            // Never sent: the held stream writes the call's result.
+            Ok(()) => Ok(CallToolResult::success(Vec::new()).into()),
+            Err(e) => Ok(result::error(&e).into()),
+        }
     }
 
     /// The caller of a `tasks/*` request, recorded by `require_agent`.

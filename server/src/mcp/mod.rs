@@ -19,6 +19,7 @@ pub(crate) mod args;
 pub mod ask_tool;
 mod binding;
 mod external;
+mod held_call;
 mod inbox_app;
 mod jsonrpc;
 pub(crate) mod result;
@@ -82,6 +83,7 @@ pub fn routes(state: &AppState) -> Router<AppState> {
     };
     let agent_routes = Router::new()
         .nest_service("/mcp/agent", agent)
+        .layer(axum::middleware::from_fn(held_call::hold))
         .layer(axum::middleware::from_fn(jsonrpc::well_formed))
         .layer(RequestBodyLimitLayer::new(binding::MAX_BODY))
         .layer(from_fn_with_state(state.clone(), require_agent));
