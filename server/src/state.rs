@@ -260,10 +260,25 @@ impl<'a> Chat<'a> {
     }
 }
 
-/// Cheap to clone: everything inside is a handle.
+/// What every handler shares, behind one `Arc`: extracting it (each
+/// middleware and handler does, once a request) copies a pointer. By value
+/// it was a deep clone of [`Config`] that every request held for as long
+/// as it lived, a long poll's two minutes included (issue 31 item 3).
 #[derive(Clone, Debug)]
+pub struct AppState(std::sync::Arc<Shared>);
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+/// The server's state, read through [`AppState`].
+#[derive(Debug)]
 #[non_exhaustive]
-pub struct AppState {
+pub struct Shared {
     /// The clarification lifecycle (and through it the database).
     pub lifecycle: Lifecycle,
     /// Live events for browsers.
@@ -334,13 +349,13 @@ impl AppState {
         );
         tokio::spawn(lifecycle.clone().deliver_notifications(shutdown.clone()));
         let seal_key = SealKey::load(lifecycle.db()).await?;
-        Ok(Self {
+        Ok(Self(std::sync::Arc::new(Shared {
             lifecycle,
             events,
             config,
             shutdown,
             seal_key,
-        })
+        })))
     }
 
     /// The database.

@@ -18,7 +18,9 @@ pub async fn require_identity(
     mut request: Request,
     next: Next,
 ) -> Response {
-    match identify(state.db(), request.headers(), state.config.auth).await {
+    // Boxed: the lookup's future is large and done before `next` runs, while
+    // this one lives as long as the request (a long poll's 120 s included).
+    match Box::pin(identify(state.db(), request.headers(), state.config.auth)).await {
         Ok(Some(caller)) => {
             request.extensions_mut().insert(caller);
             next.run(request).await

@@ -55,7 +55,9 @@ impl Lifecycle {
         pending_id: &PendingId,
         timeout: std::time::Duration,
     ) -> Result<WaitOutcome> {
-        let bundle = self.authorized_bundle(caller, pending_id).await?;
+        // Boxed, as every read below: a blocked wait then rests at the size
+        // of its sleep, not of the largest query it ran (issue 31 item 3).
+        let bundle = Box::pin(self.authorized_bundle(caller, pending_id)).await?;
         // Held while it blocks: one user's waits are bounded (issue 26).
         let _place = self.wait_place(caller)?;
         // Register before reading, so a resolution between the read and the
@@ -64,7 +66,7 @@ impl Lifecycle {
         // bundle observes the outcome without taking the delivery.
         let mut waiting = if caller.is_asking_agent(bundle.session_id()) {
             let waiting = self.waiters.wait(pending_id);
-            self.cluster.attach(self.db.pool(), pending_id).await?;
+            Box::pin(self.cluster.attach(self.db.pool(), pending_id)).await?;
             waiting
         } else {
             self.waiters.observe(pending_id)
@@ -88,7 +90,7 @@ impl Lifecycle {
         let deadline = tokio::time::Instant::now() + timeout;
         let mut seen = Seen::default();
         loop {
-            match self.look(pending_id, waiting, &mut seen).await? {
+            match Box::pin(self.look(pending_id, waiting, &mut seen)).await? {
                 Step::Done(outcome) => return Ok(outcome),
                 Step::LookAgain => {}
                 Step::AwaitRelay => {

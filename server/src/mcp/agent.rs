@@ -12,8 +12,8 @@ use clarify_core::validate_new_bundle;
 use rmcp::handler::server::tool::Extension;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolResponse, CallToolResult, CancelTaskParams, GetTaskParams, GetTaskResult, Implementation,
-    ProtocolVersion, ServerCapabilities, ServerConfig, UpdateTaskParams,
+    CallToolResponse, CallToolResult, CancelTaskParams, GetTaskParams, GetTaskResult,
+    Implementation, ProtocolVersion, ServerCapabilities, ServerConfig, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, tool, tool_handler, tool_router};
@@ -42,7 +42,7 @@ impl AgentServer {
         Self { state }
     }
 
-    /// Creates the bundle and hands its wait to [`held_call::hold`]; what
+    /// Creates the bundle and hands its wait to [`super::held_call::hold`]; what
     /// this returns is never sent (the held stream writes the result).
     async fn ask(
         &self,
@@ -119,7 +119,10 @@ impl AgentServer {
             .extensions
             .get::<Handover>()
             .ok_or_else(|| McpError::internal_error("no hand-over for a blocking call", None))?;
-        match self.ask(&caller, &session_id, args, &context, handover).await {
+        match self
+            .ask(&caller, &session_id, args, &context, handover)
+            .await
+        {
             // Never sent: the held stream writes the call's result.
             Ok(()) => Ok(CallToolResult::success(Vec::new()).into()),
             Err(e) => Ok(result::error(&e).into()),

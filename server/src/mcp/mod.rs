@@ -106,7 +106,8 @@ async fn require_agent(
     mut request: Request,
     next: Next,
 ) -> Response {
-    match identify(state.db(), request.headers(), state.config.auth).await {
+    // Boxed, as in `require_identity`: done before the call runs.
+    match Box::pin(identify(state.db(), request.headers(), state.config.auth)).await {
         Ok(Some(caller)) if caller.agent().is_some() => {
             request.extensions_mut().insert(caller);
             next.run(request).await
