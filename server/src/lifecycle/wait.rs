@@ -57,14 +57,20 @@ impl Lifecycle {
     ) -> Result<WaitOutcome> {
         // Boxed, as every read below: a blocked wait then rests at the size
         // of its sleep, not of the largest query it ran (issue 31 item 3).
-        let bundle = Box::pin(self.authorized_bundle(caller, pending_id)).await?;
+        // Only whose it is outlives the read: the rows are not held while
+        // the wait blocks.
+        let asking = caller.is_asking_agent(
+            Box::pin(self.authorized_bundle(caller, pending_id))
+                .await?
+                .session_id(),
+        );
         // Held while it blocks: one user's waits are bounded (issue 26).
         let _place = self.wait_place(caller)?;
         // Register before reading, so a resolution between the read and the
         // wait still wakes us. Delivery belongs to the asking agent: only
         // its session's agent token attaches; anyone else who may see the
         // bundle observes the outcome without taking the delivery.
-        let mut waiting = if caller.is_asking_agent(bundle.session_id()) {
+        let mut waiting = if asking {
             let waiting = self.waiters.wait(pending_id);
             Box::pin(self.cluster.attach(self.db.pool(), pending_id)).await?;
             waiting

@@ -16,7 +16,7 @@ use std::convert::Infallible;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use axum::extract::Request;
+use axum::extract::{Request, State};
 use axum::http::header;
 use axum::middleware::Next;
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -27,7 +27,7 @@ use rmcp::model::{
     CallToolResult, ProgressNotificationParam, ProgressToken, RequestId, ServerJsonRpcMessage,
     ServerNotification, ServerResult,
 };
-use tokio::sync::oneshot;
+use tokio::sync::{Semaphore, oneshot};
 
 use super::{ask_tool, result};
 use crate::lifecycle::{Error, Lifecycle, WaitOutcome};
@@ -72,9 +72,27 @@ impl Handover {
     }
 }
 
-/// Sends every request to rmcp with a [`Handover`]; when the tool hands a
-/// blocked call over, answers with rmcp's head and a body of its own.
-pub(super) async fn hold(mut request: Request, next: Next) -> Response {
+/// How many requests rmcp serves on `/mcp/agent` at once; the rest wait
+/// their turn here, holding only their request. A burst of agents would
+/// otherwise each hold rmcp's per-call service (~46 KiB) while their
+/// bundles queue for the writer, and the allocator keeps such a peak.
+pub(super) const IN_RMCP: usize = 64;
+
+/// Sends every request to rmcp with a [`Handover`], at most [`IN_RMCP`] at
+/// a time; when the tool hands a blocked call over, answers with rmcp's
+/// head and a body of its own.
+pub(super) async fn hold(
+    State(turns): State<Arc<Semaphore>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    // Held until rmcp is done with the request: it hands the call over, or
+    // drops the hand-over with the request. The body was read before
+    // (`jsonrpc::well_formed`), so a slow client cannot sit on a turn.
+    // Never closed: a failed acquire cannot happen, and would mean stop.
+    let Ok(_turn) = turns.acquire().await else {
+        return crate::http::error::Error::ShuttingDown.into_response();
+    };
     let (sender, taken) = oneshot::channel();
     request
         .extensions_mut()
