@@ -84,8 +84,7 @@ impl AgentServer {
         if let Err(held) = handover.give(held) {
             // Nobody to write the result: the client left while the bundle
             // was being created. It stays open; its answer resumes the agent.
-            drop(held.waiting);
-            lifecycle.detach(&held.pending_id).await?;
+            held.detach().await?;
             return Err(Error::Conflict(
                 "the call was cancelled; the question stays open and its answer will resume the agent",
             ));

@@ -3,7 +3,7 @@
 //! rmcp checks and dispatches the call as it does any other (headers, era,
 //! arguments, the caller), and the tool creates the bundle. Then, instead of
 //! waiting inside rmcp's per-request service (its transport, peer and
-//! response channels: ~42 KiB a call, `tests/benches/waiters.rs`), the tool
+//! response channels: ~46 KiB a call by massif, `docs/MEASURED.md`), the tool
 //! hands what the wait needs to [`hold`], the middleware that sent the call
 //! to rmcp. It keeps rmcp's response head and replaces the body with a
 //! stream of its own, so rmcp's service ends at once and a waiting agent
@@ -130,6 +130,14 @@ struct Waiter {
 }
 
 impl Held {
+    /// Nobody will be told the outcome here: the question stays open and
+    /// its answer resumes the agent through its session (R7). The waiter
+    /// goes first, so that the answer is not handed to this call.
+    pub async fn detach(self) -> Result<(), Error> {
+        drop(self.waiting);
+        self.lifecycle.detach(&self.pending_id).await
+    }
+
     fn into_stream(self) -> impl Stream<Item = Result<Event, Infallible>> + Send {
         let waiter = Waiter {
             held: Some(self),
@@ -153,14 +161,10 @@ impl Waiter {
             if self.done {
                 return None;
             }
-            // Boxed: the read's future is large and lives only while it runs,
-            // not while the wait sleeps.
-            let outcome = Box::pin(held.lifecycle.await_outcome(
-                &held.pending_id,
-                &mut held.waiting,
-                held.every,
-            ))
-            .await;
+            let outcome = held
+                .lifecycle
+                .await_outcome(&held.pending_id, &mut held.waiting, held.every)
+                .await;
             let ended = match outcome {
                 Ok(WaitOutcome::TimedOut) => {
                     self.ticks += 1;
@@ -217,21 +221,12 @@ impl Drop for Waiter {
         if self.done {
             return;
         }
-        // The client went away mid-wait: the question stays open and its
-        // answer resumes the agent through its session (R7). The waiter
-        // goes first, as it did when the call was cancelled inside rmcp.
-        let Held {
-            lifecycle,
-            pending_id,
-            waiting,
-            ..
-        } = held;
-        drop(waiting);
+        // The client went away mid-wait (R7).
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
         runtime.spawn(async move {
-            if let Err(error) = lifecycle.detach(&pending_id).await {
+            if let Err(error) = held.detach().await {
                 tracing::warn!(%error, "a cancelled MCP call was not detached");
             }
         });
