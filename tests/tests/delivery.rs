@@ -218,3 +218,26 @@ async fn without_auth_a_tokenless_poller_does_not_take_the_agents_live_delivery(
     assert_eq!(view(&server, &second).await["agent_waiting"], true);
     server.stop().await;
 }
+
+/// A resumed answer costs the writer two units of work (issue 31): the
+/// claim, which itself marks the resume attempted so a crash after it
+/// keeps the claim rather than resend it (R6), and the settle after the
+/// dispatch. The mark was a transaction of its own in between.
+#[tokio::test]
+async fn a_resumed_answer_is_claimed_marked_and_settled_in_two_units_of_work() {
+    let receiver = clarify_tests::Receiver::start().await;
+    let server = TestServer::start().await;
+    let (_, session, agent) = server.session_resumed_by(&receiver).await;
+    let pending = server.ask(&session, &agent, question()).await;
+
+    let before = server.db().write_counts();
+    let (status, won) = server.respond(&pending, &yes()).await;
+    let after = server.db().write_counts();
+    assert_eq!((status, &won["claimed"]), (200, &json!(true)), "{won}");
+    assert_eq!(receiver.count(), 1, "the agent is resumed");
+    if !clarify_tests::testing_postgres() {
+        assert_eq!(after.units - before.units, 2, "claim and mark, then settle");
+    }
+    assert_eq!(view(&server, &pending).await["status"], "answered");
+    server.stop().await;
+}

@@ -290,8 +290,15 @@ async fn r6_a_claim_taken_back_by_reconciliation_is_fenced_off_from_its_delivery
     let now = clarify_server::clock::now_micros();
     let by = clarify_core::AnsweredBy::new("anonymous", clarify_core::Channel::Rest, "");
 
+    let claiming = |now| repo::Claiming {
+        outcome: &outcome,
+        by: &by,
+        now,
+        delivery: repo::Delivery::Pending,
+    };
+
     // A replica claims, then stalls; another takes the claim for abandoned.
-    let stalled = repo::complete_active_bundle(db, &pending, &outcome, &by, now)
+    let stalled = repo::complete_active_bundle(db, &pending, claiming(now))
         .await
         .unwrap()
         .expect("won");
@@ -310,7 +317,7 @@ async fn r6_a_claim_taken_back_by_reconciliation_is_fenced_off_from_its_delivery
             .all(|m| m.metadata.answered_by.is_none())
     );
     // Someone answers again and is delivering.
-    let current = repo::complete_active_bundle(db, &pending, &outcome, &by, later + 1)
+    let current = repo::complete_active_bundle(db, &pending, claiming(later + 1))
         .await
         .unwrap()
         .expect("answerable again");

@@ -128,10 +128,10 @@ impl Lifecycle {
                 Handed::Refused
             });
         }
-        let session = sessions::get(self.db.pool(), bundle.session_id()).await?;
-        let target =
-            session.and_then(|s| serde_json::from_str::<ResumeTarget>(&s.resume_target).ok());
-        match target {
+        if let Some(target) = won.marked {
+            return self.resume(won, target).await;
+        }
+        match self.resume_target(bundle.session_id()).await? {
             Some(target) => self.resume(won, &target).await,
             // Pull delivery: nobody to hand it to, so it is kept until the
             // agent's next wait, identical ask or read collects it.
@@ -195,22 +195,20 @@ impl Lifecycle {
             prompt: &prompt,
             response,
         };
-        let marked_at = now_micros();
-        if !repo::mark(
-            &self.db,
-            pending_id,
-            marked_at,
-            token,
-            Mark::ResumeAttempted,
-        )
-        .await?
-        {
-            // No longer ours to deliver: reconciliation took the claim back
-            // (this replica looked dead), so nothing may reach the agent.
-            tracing::warn!(pending_id, "claim reconciled before its resume");
-            return Ok(Handed::Refused);
-        }
-        let ours = Guard::Claim(marked_at);
+        let ours = if won.marked.is_some() {
+            Guard::Claim(token)
+        } else {
+            let marked_at = now_micros();
+            let mark = Mark::ResumeAttempted;
+            if !repo::mark(&self.db, pending_id, marked_at, token, mark).await? {
+                // No longer ours to deliver: reconciliation took the claim
+                // back (this replica looked dead), so nothing may reach
+                // the agent.
+                tracing::warn!(pending_id, "claim reconciled before its resume");
+                return Ok(Handed::Refused);
+            }
+            Guard::Claim(marked_at)
+        };
         if !self.resumer.dispatch(target, &payload).await {
             // Marked as attempted, so the sweep would keep it: the restore
             // must happen here.
@@ -255,6 +253,13 @@ impl Lifecycle {
         Ok(Handed::Resumed)
     }
 
+    /// Where the session's agent is resumed, if it says (a target that no
+    /// longer parses is none).
+    pub(super) async fn resume_target(&self, session_id: &str) -> Result<Option<ResumeTarget>> {
+        let session = sessions::get(self.db.pool(), session_id).await?;
+        Ok(session.and_then(|s| serde_json::from_str(&s.resume_target).ok()))
+    }
+
     /// Reopens a bundle whose delivery failed, if the claim is still this
     /// delivery's; if even that fails, the sweep will (R6).
     async fn take_back(&self, pending_id: &str, token: i64) {
@@ -297,6 +302,9 @@ pub(super) struct Won<'a> {
     pub detached: bool,
     /// The claimed rows say the agent polls it as an MCP task.
     pub polled: bool,
+    /// The claim itself marked the resume to this target attempted
+    /// ([`crate::db::clarification::Delivery::Resume`]).
+    pub marked: Option<&'a ResumeTarget>,
 }
 
 /// How a won claim was handed over.

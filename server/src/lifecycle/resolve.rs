@@ -11,7 +11,7 @@ use super::provenance::{Lost, Via};
 use super::{Error, Lifecycle, Result};
 use crate::auth::Caller;
 use crate::clock::{self, now_micros};
-use crate::db::clarification::{self as repo, Bundle};
+use crate::db::clarification::{self as repo, Bundle, Claiming, Delivery};
 
 impl Lifecycle {
     /// ResolveBundle: authorize, validate (N6–N8b, L16), claim (P1), tell a
@@ -53,6 +53,7 @@ impl Lifecycle {
     ) -> Result<RespondBody> {
         let pending_id = bundle.pending_id();
         let now = now_micros();
+        let mut target = None;
         let claim = if self.agent_blocked(bundle).await {
             let response = outcome.to_response(pending_id, &clock::rfc3339(now));
             match self
@@ -66,15 +67,32 @@ impl Lifecycle {
                 Live::Claimed(claim) => claim,
             }
         } else {
-            let claimed =
-                match repo::complete_active_bundle(&self.db, pending_id, outcome, by, now).await {
-                    Ok(claimed) => claimed,
-                    Err(error) => {
-                        // R4a: logged with the pending_id, answered 500, not retried.
-                        tracing::error!(pending_id, %error, "clarification claim failed");
-                        return Err(Error::from(error));
-                    }
-                };
+            // Read before the claim, so the claim itself marks the resume
+            // attempted when there is one to make (R6): one transaction
+            // fewer before the dispatch (issue 31). R9: a decline is never
+            // resumed.
+            target = match outcome {
+                Outcome::Rejected { .. } => None,
+                Outcome::Answered(_) => self.resume_target(bundle.session_id()).await?,
+            };
+            let claiming = Claiming {
+                outcome,
+                by,
+                now,
+                delivery: if target.is_some() {
+                    Delivery::Resume
+                } else {
+                    Delivery::Pending
+                },
+            };
+            let claimed = match repo::complete_active_bundle(&self.db, pending_id, claiming).await {
+                Ok(claimed) => claimed,
+                Err(error) => {
+                    // R4a: logged with the pending_id, answered 500, not retried.
+                    tracing::error!(pending_id, %error, "clarification claim failed");
+                    return Err(Error::from(error));
+                }
+            };
             let Some(claim) = claimed else {
                 return self.loser(pending_id, by).await;
             };
@@ -90,6 +108,9 @@ impl Lifecycle {
             token: claim.token,
             detached: claim.detached,
             polled: claim.polled,
+            marked: target
+                .as_ref()
+                .filter(|_| claim.delivery == Delivery::Resume),
         };
         self.deliver(&won).await?;
         Ok(RespondBody::new(true, outcome.status(), response))

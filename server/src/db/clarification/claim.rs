@@ -28,17 +28,9 @@ use crate::db::{Db, Tx};
 pub async fn complete_active_bundle(
     db: &Db,
     pending_id: &str,
-    outcome: &Outcome,
-    by: &AnsweredBy,
-    now: i64,
+    claiming: Claiming<'_>,
 ) -> sqlx::Result<Option<Claim>> {
     let mut tx = db.begin_write().await?;
-    let claiming = Claiming {
-        outcome,
-        by,
-        now,
-        delivery: Delivery::Pending,
-    };
     let claimed = claim_in(&mut tx, db, pending_id, claiming, Batch::new()).await?;
     if claimed.is_some() {
         tx.commit().await?;
@@ -69,6 +61,13 @@ pub enum Delivery {
     /// (`response_delivery_pending`) until the delivery finalizes them, or
     /// reconciliation does (R6).
     Pending,
+    /// Delivered after the claim commits by a resume dispatch, which may
+    /// start as soon as it does: the claim's own writes mark the resume
+    /// attempted, so after a crash the claim is kept, never resent (R6),
+    /// without a transaction of its own before the dispatch (issue 31).
+    /// A bundle its agent polls as a task is never resumed: its claim is
+    /// `Pending`.
+    Resume,
     /// Handed to the agent blocked on it as the claim commits: the rows are
     /// final at once, and there is nothing for R6 to find.
     Final,
@@ -124,10 +123,10 @@ pub async fn claim_in(
     let detached = parsed
         .iter()
         .any(|(message, _)| message.metadata.agent_disconnected);
-    let (delivery, also) = if delivery == Delivery::Final && (detached || polled) {
-        (Delivery::Pending, Batch::new())
-    } else {
-        (delivery, also)
+    let (delivery, also) = match delivery {
+        Delivery::Final if detached || polled => (Delivery::Pending, Batch::new()),
+        Delivery::Resume if polled => (Delivery::Pending, also),
+        _ => (delivery, also),
     };
 
     let status = outcome.status();
@@ -150,7 +149,8 @@ pub async fn claim_in(
         }
         meta.status = status.into();
         meta.response = outcome.answer_for(&meta.question_id).cloned();
-        meta.response_delivery_pending = delivery == Delivery::Pending;
+        meta.response_delivery_pending = delivery != Delivery::Final;
+        meta.resume_attempted = delivery == Delivery::Resume;
         meta.answered_by = Some(by.clone());
         let metadata = write_metadata_step(&mut writes, &row.id, meta, now);
         messages.push(message);
@@ -216,8 +216,8 @@ pub struct Claim {
     /// the claim back (its replica looked dead) they change nothing.
     pub token: i64,
     /// As written: `Final` only when asked for and the agent still blocks
-    /// on it (neither detached nor polling a task); the caller's `also`
-    /// ran only then.
+    /// on it (neither detached nor polling a task), the caller's `also`
+    /// run only then; `Resume` only when asked for and nobody polls it.
     pub delivery: Delivery,
     /// The agent had stopped waiting (its rows say so).
     pub detached: bool,
