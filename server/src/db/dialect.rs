@@ -108,6 +108,18 @@ impl Backend {
         }
     }
 
+    /// A statement letting the transaction it runs in commit without
+    /// waiting for the disk, for writes a crash of the database may lose
+    /// because something else makes them good. SQLite has none: its units
+    /// commit together, on disk ([`super::writer`]).
+    #[must_use]
+    pub fn commit_without_flush_sql(self) -> Option<&'static str> {
+        match self {
+            Self::Sqlite => None,
+            Self::Postgres => Some("SET LOCAL synchronous_commit = off"),
+        }
+    }
+
     /// Whether several processes may share this database (and so need the
     /// coordination of [`crate::cluster`]).
     #[must_use]

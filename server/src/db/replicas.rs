@@ -112,9 +112,9 @@ pub async fn send_many(
     if payloads.is_empty() {
         return Ok(());
     }
-    sqlx::query("SET LOCAL synchronous_commit = off")
-        .execute(&mut *db)
-        .await?;
+    if let Some(relaxed) = super::Backend::Postgres.commit_without_flush_sql() {
+        sqlx::query(relaxed).execute(&mut *db).await?;
+    }
     // $1 the origin, $2 the time, then one parameter per payload.
     let rows: Vec<String> = (0..payloads.len())
         .map(|n| format!("($1, ${}, $2)", n + 3))

@@ -225,6 +225,14 @@ impl Lifecycle {
         let settled = async {
             let mut tx = self.db.begin_write().await?;
             let mut also = Batch::new();
+            // The answer is on disk with its claim, marked resumed (R6):
+            // what follows, lost with a crash of PostgreSQL, is made good
+            // as a settle that failed is (the sweep finalizes the claim),
+            // so its commit does not wait for the disk: one WAL flush per
+            // answer (issue 31).
+            if let Some(relaxed) = self.db.backend().commit_without_flush_sql() {
+                also.push(relaxed.to_owned(), Vec::new());
+            }
             // Changes nothing only if reconciliation kept the claim
             // meanwhile: either way the answer stands and was sent once.
             repo::finalize_steps(&mut also, self.db.backend(), pending_id, now, ours);
