@@ -244,6 +244,11 @@ async fn a_sessions_open_questions_come_from_their_own_index() {
     ] {
         let steps = plan(&server, &sql, &params).await;
         assert_no_session_walk(&steps);
+        // A page of tasks' sessions may well start from every open
+        // question; one session's reads must not.
+        if sql != sessions_with_active_sql(3) {
+            assert_index_searched(&steps, index);
+        }
         if sqlite {
             assert!(
                 steps.iter().any(|s| s.contains(index)),
@@ -252,6 +257,32 @@ async fn a_sessions_open_questions_come_from_their_own_index() {
         }
     }
     server.stop().await;
+}
+
+/// Every read of `index` is bounded by the bound session, not a walk of
+/// the whole index: the open questions of every session are read for one
+/// session's otherwise. On PostgreSQL the key must be the bound value
+/// itself: a session correlated to an outer row leaves the planner free to
+/// walk the index and join afterwards, as it did for the publish read under
+/// load (~1,000 index probes per answer with 3,000 open questions; answers
+/// through HTTP at 340/s rather than 780, `docs/MEASURED.md`).
+fn assert_index_searched(plan: &[String], index: &str) {
+    for (at, step) in plan.iter().enumerate() {
+        if !step.contains(index) {
+            continue;
+        }
+        let bounded = if step.contains("USING") && !step.contains("Index") {
+            // SQLite: SEARCH uses the key, SCAN walks the whole index.
+            step.trim_start().starts_with("SEARCH")
+        } else {
+            // PostgreSQL: the node's own lines, up to its first child.
+            plan[at + 1..]
+                .iter()
+                .take_while(|line| !line.contains("->"))
+                .any(|line| line.contains("Index Cond") && line.contains("task_session_id = 'x'"))
+        };
+        assert!(bounded, "walks all of {index}: {step}\n{plan:#?}");
+    }
 }
 
 /// A user's open sessions are counted from migration 0014's index on
@@ -294,4 +325,46 @@ async fn analyze(server: &TestServer) {
         .write(async |c| sqlx::query("ANALYZE").execute(c).await)
         .await
         .unwrap();
+}
+
+/// What answers a busy server finds: many sessions, each waiting on one
+/// open question in its current turn. Reading one session's publish state
+/// (every answer does, `lifecycle::publish`) touches that session's
+/// question only (`assert_index_searched`).
+#[tokio::test]
+async fn one_sessions_publish_read_is_bounded_by_open_questions_elsewhere() {
+    let server = TestServer::start().await;
+    clarify_tests::insert_task(server.db(), "t").await;
+    server
+        .db()
+        .write(async |c| {
+            for insert in [
+                "INSERT INTO task_sessions (id, task_id, state, agent_token_hash, created_by, \
+                     created_at, updated_at) \
+                 SELECT 's' || i, 't', 'WAITING_FOR_INPUT', 'h' || i, 'u', i, i FROM n",
+                "INSERT INTO task_session_turns (id, task_session_id, started_at, created_at) \
+                 SELECT 'turn' || i, 's' || i, i, i FROM n",
+                "INSERT INTO task_session_messages \
+                     (id, task_session_id, turn_id, type, metadata, created_at, updated_at) \
+                 SELECT 'm' || i, 's' || i, 'turn' || i, 'clarification_request', \
+                     '{\"pending_id\": \"p' || i || '\", \"question_id\": \"q1\", \
+                       \"status\": \"pending\"}', i, i FROM n",
+            ] {
+                let sql = format!(
+                    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n \
+                     WHERE i < 3000) {insert}"
+                );
+                sqlx::query(sqlx::AssertSqlSafe(sql))
+                    .execute(&mut *c)
+                    .await?;
+            }
+            Ok::<_, sqlx::Error>(())
+        })
+        .await
+        .unwrap();
+    analyze(&server).await;
+    let sql = clarify_server::db::publishing::publishing_sql();
+    let steps = plan(&server, &sql, &[Param::Text]).await;
+    assert_index_searched(&steps, "task_session_messages_open_by_session");
+    server.stop().await;
 }

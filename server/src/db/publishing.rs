@@ -47,12 +47,15 @@ pub async fn publishing(
 
 /// The query of [`publishing`] (`$1`: the session), public so that
 /// `tests/query_plans.rs` can pin it to the session's open-questions index.
+/// The open questions are read by the bound session, not correlated to
+/// `s.id`: correlated, PostgreSQL was free to walk every session's open
+/// questions and join afterwards, and under load did (issue 31).
 #[must_use]
 pub fn publishing_sql() -> String {
     format!(
         "SELECT s.state, \
              CASE WHEN EXISTS (SELECT 1 FROM task_session_messages m \
-                 WHERE m.task_session_id = s.id AND {active}) THEN 1 ELSE 0 END AS waiting, \
+                 WHERE m.task_session_id = $1 AND {active}) THEN 1 ELSE 0 END AS waiting, \
              n.webhook_url, c.channel AS slack_channel \
          FROM task_sessions s \
          LEFT JOIN tasks t ON t.id = s.task_id \
