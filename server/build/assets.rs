@@ -127,6 +127,8 @@ pub fn write(out: &Path, assets_dir: &Path, web_js: Vec<u8>, web_wasm: Vec<u8>) 
         table,
         "pub const INDEX_HTML: &str = include_str!(\"index.html\");"
     )?;
+    // Pages the server renders itself (an answer link's) link the same sheet.
+    writeln!(table, "pub const STYLESHEET: &str = {:?};", css.path)?;
     fs::write(out.join("assets.rs"), table)?;
     Ok(wasm)
 }

@@ -37,6 +37,7 @@ pub fn app(state: AppState) -> Router {
     let origin = SameOrigin::new(
         &state.config.allowed_hosts,
         state.config.cors_origin.as_deref(),
+        state.config.public_url.as_deref(),
     );
     let cors = state.config.cors_origin.as_deref().map(cors_layer);
     let routes = Router::new()

@@ -254,3 +254,61 @@ async fn links_and_the_api_racing_for_one_bundle_have_exactly_one_winner() {
     }
     server.stop().await;
 }
+
+/// Issue 45 item 1: Chromium posts the link page's Confirm with `Origin:
+/// null` under a `no-referrer` policy, and the same-origin layer refused
+/// it with raw JSON. The page now keeps its origin for itself
+/// (`Referrer-Policy: same-origin`) and a `null` origin vouched for by
+/// `Sec-Fetch-Site: same-origin` is served; a cross-site one still is not.
+/// (e2e/tests/answer_link.spec.ts presses it in Chromium.)
+#[tokio::test]
+async fn the_confirm_of_the_links_own_page_answers_as_a_browser_posts_it() {
+    let sink = NoticeSink::start(0).await;
+    let server = TestServer::start_with(notifying(&sink)).await;
+    let (pending, _, _) = server.ask_expiring(one_question(), None).await;
+    let path = link(&waiting(&sink, &pending).await, "q1_opt1");
+
+    let shown = reqwest::get(server.url(&path)).await.unwrap();
+    assert_eq!(shown.headers()["referrer-policy"], "same-origin");
+    let csp = shown.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(csp.contains("style-src 'self'"), "{csp}");
+    let page = shown.text().await.unwrap();
+    let sheet = page
+        .split("<link rel=\"stylesheet\" href=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_else(|| panic!("no stylesheet: {page}"));
+    let css = reqwest::get(server.url(sheet)).await.unwrap();
+    assert_eq!(css.status(), 200, "the overlay's stylesheet is served");
+
+    let post = |site: &'static str| {
+        reqwest::Client::new()
+            .post(server.url(&path))
+            .header("origin", "null")
+            .header("sec-fetch-site", site)
+            .header("content-type", "application/x-www-form-urlencoded")
+            .send()
+    };
+    let refused = post("cross-site").await.unwrap();
+    assert_eq!(refused.status(), 403, "a sandboxed foreign page");
+    assert_eq!(status_of(&server, &pending).await["status"], "pending");
+
+    let answered = post("same-origin").await.unwrap();
+    assert_eq!(answered.status(), 200);
+    assert!(
+        answered.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html"),
+        "a page, never JSON"
+    );
+    let page = answered.text().await.unwrap();
+    assert!(page.contains("data-outcome=\"won\""), "{page}");
+    let view = status_of(&server, &pending).await;
+    assert_eq!(view["status"], "answered");
+    assert_eq!(view["answered_by"]["channel"], "link");
+    server.stop().await;
+}

@@ -611,3 +611,33 @@ fn token_expiry_is_bounded_by_the_command_line() {
     assert!(stderr.contains("--expires-in-days"), "{stderr}");
     assert!(!database.exists(), "nothing was created");
 }
+
+/// Issue 45 item 7 P1 (the reviewer's reproduction): with `--public-url
+/// http://127.0.0.1:7622`, a page on another port of that address got a
+/// WebSocket carrying the user's cookie, because only the host was
+/// compared. Scheme, host and port are compared now.
+#[tokio::test]
+async fn a_page_on_another_port_of_the_public_urls_host_gets_no_websocket() {
+    let server = TestServer::start_with(Config {
+        public_url: Some("http://127.0.0.1:7622".into()),
+        ..Config::default()
+    })
+    .await;
+    for foreign in [
+        "http://127.0.0.1:8888",
+        "http://127.0.0.1",
+        "https://127.0.0.1:7622",
+    ] {
+        let refused = socket(&server, &[("origin", foreign.into())]).await;
+        let error = refused.expect_err(foreign);
+        assert!(error.contains("403"), "{foreign}: {error}");
+    }
+    // The public URL's own pages, and the server's own address, are served.
+    let own = server.url("");
+    for ours in ["http://127.0.0.1:7622", own.trim_end_matches('/')] {
+        socket(&server, &[("origin", ours.into())])
+            .await
+            .unwrap_or_else(|e| panic!("{ours}: {e}"));
+    }
+    server.stop().await;
+}

@@ -46,16 +46,6 @@ pub(super) async fn serve(args: ServeArgs) -> Result<(), String> {
             format!("http://{addr}")
         }
     });
-    // The name people reach the server by is its own: Slack's and
-    // Telegram's callbacks, and answer links, arrive with it as `Host`.
-    if let Some(host) = args
-        .public_url
-        .as_deref()
-        .and_then(|u| reqwest::Url::parse(u).ok())
-        .and_then(|u| u.host_str().map(str::to_owned))
-    {
-        allowed_hosts.push(host);
-    }
     let config = crate::state::Config {
         auth: args.auth,
         cors_origin: args.cors_origin.clone(),

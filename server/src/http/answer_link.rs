@@ -5,6 +5,9 @@
 //! token is the only right the request needs or gets: no cookie or bearer
 //! token is read, and a cross-site form is refused by the same-origin
 //! layer before it gets here.
+//!
+//! Every outcome is a page styled like the overlay (its stylesheet, light
+//! and dark, phone width), never the API's JSON (issue 45 item 1).
 
 use axum::Router;
 use axum::extract::{Path, State};
@@ -17,9 +20,17 @@ use super::error::Error;
 use crate::lifecycle::{self as domain, LINK_PATH, LinkPage, LinkState};
 use crate::state::AppState;
 
-/// The page's policy: nothing to load, a form that posts only to us.
-const LINK_CSP: &str =
-    "default-src 'none'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+/// The page's policy: our own stylesheet, a form that posts only to us,
+/// nothing else.
+const LINK_CSP: &str = "default-src 'none'; style-src 'self'; form-action 'self'; \
+     base-uri 'none'; frame-ancestors 'none'";
+
+/// The Confirm form's POST must carry this page's own `Origin`: under the
+/// server-wide `no-referrer`, Chromium sends `Origin: null`, which the
+/// same-origin layer cannot tell from a sandboxed foreign page (issue 45
+/// item 1). The page links nowhere else, so its capability URL never
+/// leaves in a `Referer`.
+const LINK_REFERRER_POLICY: &str = "same-origin";
 
 /// `GET` and `POST /answer/{token}`.
 pub fn routes() -> Router<AppState> {
@@ -47,16 +58,36 @@ fn respond(page: domain::Result<LinkPage>, token: &str) -> Response {
             StatusCode::NOT_FOUND,
             document(
                 "Not a valid answer link",
-                "<p>This answer link is not valid. Open Clarify to answer.</p>",
+                "<h2>Not a valid answer link</h2>\
+                 <p role=\"status\" data-outcome=\"unknown\">This answer link is not valid. \
+                 Open Clarify to answer.</p>",
             ),
         ),
-        Err(other) => return Error::from(other).into_response(),
+        Err(other) => {
+            // The API's message (never an internal detail, which the
+            // error logs), on a page rather than as JSON.
+            let error = Error::from(other);
+            let status = error.status_code();
+            if let Error::Internal(cause) = &error {
+                tracing::error!(error = %cause, "internal error");
+            }
+            let body = format!(
+                "<h2>Not answered</h2><p role=\"alert\" data-outcome=\"failed\">{}</p>\
+                 <p class=\"hint\">Nothing was recorded. Go back and confirm again.</p>",
+                text(&error.to_string()),
+            );
+            (status, document("Not answered", &body))
+        }
     };
     let mut response = (status, Html(body)).into_response();
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_static(LINK_CSP),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static(LINK_REFERRER_POLICY),
     );
     // The URL is a capability: no cache may keep the page.
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
@@ -65,7 +96,7 @@ fn respond(page: domain::Result<LinkPage>, token: &str) -> Response {
 
 /// The page for `page`, whose Confirm button posts back to `token`.
 fn render(page: &LinkPage, token: &str) -> String {
-    let mut body = format!("<p class=\"task\">{}</p>", text(&page.task));
+    let mut body = format!("<p class=\"row-task\">{}</p>", text(&page.task));
     if !page.title.is_empty() {
         body.push_str(&format!("<h2>{}</h2>", text(&page.title)));
     }
@@ -73,7 +104,8 @@ fn render(page: &LinkPage, token: &str) -> String {
     match &page.state {
         LinkState::Open => body.push_str(&format!(
             "<form method=\"post\" action=\"{}/{}\">\
-             <button type=\"submit\">Confirm: {}</button></form>",
+             <button type=\"submit\" data-testid=\"link-confirm\">Confirm: {}</button></form>\
+             <p class=\"hint\">Nothing is answered until you confirm.</p>",
             LINK_PATH,
             attr(token),
             text(&page.option),
@@ -84,30 +116,45 @@ fn render(page: &LinkPage, token: &str) -> String {
             } else {
                 "Already answered"
             };
-            let who = by.as_ref().map_or(String::new(), |by| {
+            // Who won matters only to a press that lost.
+            let who = by.as_ref().filter(|_| !*ours).map_or(String::new(), |by| {
                 let channel = clarify_core::Channel::phrase(&by.channel);
                 format!(" by {} {}", text(&by.user), text(channel))
             });
+            let (outcome, after) = if *ours {
+                ("won", "Your answer was sent to the agent.")
+            } else {
+                (
+                    "lost",
+                    "Your press changed nothing: the first answer counts.",
+                )
+            };
             body.push_str(&format!(
-                "<p role=\"status\" data-outcome=\"{}\">{lead}{who}: <strong>{}</strong></p>",
-                if *ours { "won" } else { "lost" },
+                "<p role=\"status\" class=\"outcome {outcome}\" data-outcome=\"{outcome}\">\
+                 {lead}{who}: <strong>{}</strong></p><p class=\"hint\">{after}</p>",
                 text(answer),
             ));
         }
         LinkState::Closed => body.push_str(
-            "<p role=\"status\" data-outcome=\"closed\">This question is no longer waiting \
-             for an answer.</p>",
+            "<p role=\"status\" class=\"outcome closed\" data-outcome=\"closed\">This question \
+             is no longer waiting for an answer.</p>",
         ),
     }
     document(&page.prompt, &body)
 }
 
 fn document(title: &str, body: &str) -> String {
+    let stylesheet = crate::web_assets::STYLESHEET;
     format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>{} · Clarify</title></head><body><main>{body}</main></body></html>",
+         <meta name=\"color-scheme\" content=\"light dark\">\
+         <title>{} · Clarify</title><link rel=\"stylesheet\" href=\"{}\"></head>\
+         <body><header><h1>Clarify</h1></header>\
+         <main><section class=\"overlay link-page\" aria-label=\"Answer link\">{body}</section>\
+         </main></body></html>",
         text(title),
+        attr(stylesheet),
     )
 }
 
@@ -135,6 +182,16 @@ mod tests {
         );
         assert!(!html.contains("<script"), "{html}");
         assert!(html.contains("action=\"/answer/clk_link_ab\""), "{html}");
+    }
+
+    #[test]
+    fn the_page_links_the_overlays_stylesheet() {
+        let html = render(&page(LinkState::Open), "t");
+        let sheet = format!(
+            "<link rel=\"stylesheet\" href=\"{}\">",
+            crate::web_assets::STYLESHEET
+        );
+        assert!(html.contains(&sheet), "{html}");
     }
 
     #[test]

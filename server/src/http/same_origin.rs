@@ -24,10 +24,54 @@ use super::error::Error;
 /// Who may reach the server, from its configuration.
 #[derive(Debug, Clone, Default)]
 pub struct SameOrigin {
-    /// `--allowed-host` names, lowercase, without a trailing dot.
+    /// Names answered as `Host` besides localhost and addresses: the
+    /// `--allowed-host` names and `--public-url`'s host, lowercase, without
+    /// a trailing dot.
     hosts: Vec<String>,
-    /// `--cors-origin`, exactly.
-    cors_origin: Option<String>,
+    /// `--allowed-host` names alone: their pages (behind a proxy that
+    /// rewrites `Host`) are on their scheme's default port.
+    proxied: Vec<String>,
+    /// Origins admitted exactly (scheme, host and port): `--cors-origin`
+    /// and `--public-url`'s.
+    origins: Vec<Origin>,
+}
+
+/// A web origin as compared: scheme, host and port, the port made explicit
+/// (issue 45 item 7 P1: comparing the host alone let a page on another
+/// port of the same machine in).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Origin {
+    scheme: String,
+    host: String,
+    port: u16,
+}
+
+impl Origin {
+    /// `scheme://host[:port]` as a browser sends it (a trailing `/`, as in a
+    /// configured URL, and a path are ignored); `None` for `null` and every
+    /// scheme but http(s).
+    fn parse(text: &str) -> Option<Self> {
+        let (scheme, rest) = text.trim().split_once("://")?;
+        let scheme = scheme.to_ascii_lowercase();
+        let default_port = match scheme.as_str() {
+            "http" => 80,
+            "https" => 443,
+            _ => return None,
+        };
+        let authority = rest.split('/').next()?.parse::<Authority>().ok()?;
+        Some(Self {
+            host: normalize_host(authority.host()),
+            port: authority.port_u16().unwrap_or(default_port),
+            scheme,
+        })
+    }
+
+    fn on_default_port(&self) -> bool {
+        matches!(
+            (self.scheme.as_str(), self.port),
+            ("http", 80) | ("https", 443)
+        )
+    }
 }
 
 /// Why a request was refused.
@@ -55,12 +99,27 @@ impl From<Refusal> for Error {
 
 impl SameOrigin {
     /// A policy admitting `hosts` besides localhost and addresses, and
-    /// requests from `cors_origin`'s pages besides our own.
+    /// requests from `cors_origin`'s and `public_url`'s pages besides our
+    /// own.
     #[must_use]
-    pub fn new(hosts: &[String], cors_origin: Option<&str>) -> Self {
+    pub fn new(hosts: &[String], cors_origin: Option<&str>, public_url: Option<&str>) -> Self {
+        let proxied: Vec<String> = hosts.iter().map(|h| normalize_host(h)).collect();
+        let public = public_url.and_then(Origin::parse);
+        // The name people reach the server by is its own: Slack's and
+        // Telegram's callbacks, and answer links, arrive with it as `Host`.
+        let hosts = proxied
+            .iter()
+            .cloned()
+            .chain(public.iter().map(|o| o.host.clone()))
+            .collect();
         Self {
-            hosts: hosts.iter().map(|h| normalize_host(h)).collect(),
-            cors_origin: cors_origin.map(|o| o.trim_end_matches('/').to_owned()),
+            hosts,
+            proxied,
+            origins: cors_origin
+                .and_then(Origin::parse)
+                .into_iter()
+                .chain(public)
+                .collect(),
         }
     }
 
@@ -88,7 +147,11 @@ impl SameOrigin {
         match headers.get(ORIGIN) {
             Some(origin) => {
                 let origin = origin.to_str().unwrap_or_default();
-                if self.admits_origin(origin, host.as_ref()) {
+                // A page whose referrer policy withholds its origin sends
+                // `null`; the browser's fetch metadata still says whether it
+                // is ours (issue 45 item 1: the answer link's Confirm).
+                let vouched = origin == "null" && fetched_same_origin(headers);
+                if vouched || self.admits_origin(origin, host.as_ref()) {
                     Ok(())
                 } else {
                     Err(Refusal::ForeignOrigin)
@@ -114,40 +177,30 @@ impl SameOrigin {
     }
 
     /// Whether a page of `origin` may call us: our own pages (the origin is
-    /// the host the request was sent to), the `--cors-origin`, and pages
-    /// served under an `--allowed-host` name (behind a proxy that rewrites
-    /// `Host`).
+    /// the host the request was sent to), the `--cors-origin` and the
+    /// `--public-url`, and pages served under an `--allowed-host` name on
+    /// its scheme's default port (behind a proxy that rewrites `Host`).
     fn admits_origin(&self, origin: &str, host: Option<&Authority>) -> bool {
-        let origin = origin.trim_end_matches('/');
-        if self.cors_origin.as_deref() == Some(origin) {
-            return true;
-        }
-        let Some((scheme, rest)) = origin.split_once("://") else {
-            return false; // `null`: a sandboxed or file page
-        };
-        let Ok(authority) = rest.parse::<Authority>() else {
+        // `null`: a sandboxed or file page, or a page that sends no
+        // referrer (its own fetch metadata may still vouch for it).
+        let Some(origin) = Origin::parse(origin) else {
             return false;
         };
-        let default_port = match scheme.to_ascii_lowercase().as_str() {
-            "http" => 80,
-            "https" => 443,
-            _ => return false,
-        };
-        let origin_host = normalize_host(authority.host());
         if let Some(host) = host
-            && normalize_host(host.host()) == origin_host
+            && normalize_host(host.host()) == origin.host
         {
             // A proxy may drop the port from Host; then only a default-port
             // origin (what a proxied page has) matches.
             let same_port = match host.port_u16() {
-                Some(port) => port == authority.port_u16().unwrap_or(default_port),
-                None => authority.port_u16().is_none(),
+                Some(port) => port == origin.port,
+                None => origin.on_default_port(),
             };
             if same_port {
                 return true;
             }
         }
-        self.hosts.contains(&origin_host)
+        self.origins.contains(&origin)
+            || (origin.on_default_port() && self.proxied.contains(&origin.host))
     }
 }
 
@@ -160,6 +213,12 @@ fn fetched_cross_site(headers: &HeaderMap) -> bool {
     headers
         .get("sec-fetch-site")
         .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"cross-site"))
+}
+
+fn fetched_same_origin(headers: &HeaderMap) -> bool {
+    headers
+        .get("sec-fetch-site")
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"same-origin"))
 }
 
 fn normalize_host(host: &str) -> String {
@@ -207,7 +266,7 @@ mod tests {
 
     #[test]
     fn host_must_be_localhost_an_address_or_allowed() {
-        let policy = SameOrigin::new(&["Clarify.Example.com".into()], None);
+        let policy = SameOrigin::new(&["Clarify.Example.com".into()], None, None);
         for host in [
             "localhost",
             "localhost:7420",
@@ -248,6 +307,7 @@ mod tests {
         let policy = SameOrigin::new(
             &["clarify.example.com".into()],
             Some("http://localhost:3000/"),
+            Some("http://127.0.0.1:7622"),
         );
         let ok = [
             ("127.0.0.1:7420", "http://127.0.0.1:7420"),
@@ -255,6 +315,8 @@ mod tests {
             ("clarify.example.com", "https://clarify.example.com"),
             ("127.0.0.1:7420", "https://clarify.example.com"),
             ("127.0.0.1:7420", "http://localhost:3000"),
+            ("127.0.0.1:7420", "http://127.0.0.1:7622"),
+            ("127.0.0.1:7622", "http://127.0.0.1:7622"),
         ];
         for (host, origin) in ok {
             let result = check(
@@ -271,6 +333,12 @@ mod tests {
             ("127.0.0.1:7420", "null"),
             ("127.0.0.1:7420", "http://localhost:3001"),
             ("clarify.example.com", "https://example.com"),
+            // P1 (issue 45 item 7): the host alone is not the origin.
+            ("127.0.0.1:7622", "http://127.0.0.1:8888"),
+            ("127.0.0.1:7420", "http://127.0.0.1"),
+            ("127.0.0.1:7420", "https://127.0.0.1:7622"),
+            ("127.0.0.1:7420", "https://clarify.example.com:8443"),
+            ("clarify.example.com", "http://clarify.example.com:8080"),
         ];
         for (host, origin) in refused {
             for method in [Method::GET, Method::POST] {
@@ -302,5 +370,30 @@ mod tests {
             ("sec-fetch-site", "same-origin"),
         ];
         assert_eq!(check(&policy, &Method::POST, &same), Ok(()));
+    }
+
+    /// Issue 45 item 1: the answer link's page withholds its referrer, so
+    /// its Confirm posts `Origin: null`; fetch metadata says it is ours.
+    #[test]
+    fn a_null_origin_is_admitted_only_when_fetched_from_our_own_page() {
+        let policy = SameOrigin::default();
+        let ours = [
+            ("host", "127.0.0.1:7420"),
+            ("origin", "null"),
+            ("sec-fetch-site", "same-origin"),
+        ];
+        assert_eq!(check(&policy, &Method::POST, &ours), Ok(()));
+        for site in ["cross-site", "same-site", "none"] {
+            let theirs = [
+                ("host", "127.0.0.1:7420"),
+                ("origin", "null"),
+                ("sec-fetch-site", site),
+            ];
+            assert_eq!(
+                check(&policy, &Method::POST, &theirs),
+                Err(Refusal::ForeignOrigin),
+                "{site}"
+            );
+        }
     }
 }
