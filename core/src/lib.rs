@@ -53,6 +53,7 @@ pub mod agent_text;
 pub mod alike;
 pub mod api;
 pub mod create;
+pub mod delivery;
 pub mod envelope;
 pub mod event;
 pub mod field;

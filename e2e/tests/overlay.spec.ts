@@ -215,7 +215,7 @@ test('Skip asks first, then declines the bundle with the reason given (issue 29)
   expect(sent).toHaveLength(1);
   // The reason travels with the decline (a replay shows "" by R2b).
   expect(sent[0].postDataJSON()).toEqual({ rejected: true, reject_reason: 'wrong project' });
-  await expect(page.getByTestId('transcript-outcome')).toHaveText('Skipped');
+  await expect(page.getByTestId('transcript-outcome')).toHaveText('Declined: “wrong project”');
   // Declined, not "Answered by anonymous" (issue 29).
   await expect(page.getByTestId('transcript-provenance')).toHaveText(
     /^Declined in the browser, \d+ s after it was asked$/,
@@ -446,7 +446,7 @@ test('with the socket down the POST answer alone closes the overlay and fills th
   await expect(page.getByTestId('transcript-outcome')).toHaveText('Answered: SQLite');
 });
 
-test('duplicate submit against a rejection: the transcript shows Skipped, not our answer (W3)', async ({ page, request }) => {
+test('duplicate submit against a rejection: the transcript shows the decline and its reason, not our answer (W3)', async ({ page, request }) => {
   await socketDown(page);
   const asked = await askOne(request);
   await page.goto(`/s/${asked.sessionId}`);
@@ -457,7 +457,7 @@ test('duplicate submit against a rejection: the transcript shows Skipped, not ou
   expect(winner.status()).toBe(200);
   await page.getByTestId('clarification-option').first().click();
   await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
-  await expect(page.getByTestId('transcript-outcome')).toHaveText('Skipped');
+  await expect(page.getByTestId('transcript-outcome')).toHaveText('Declined: “not now”');
 });
 
 test('an over-long answer on another card still blocks submit and is named', async ({ page, request }) => {

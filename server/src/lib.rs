@@ -22,6 +22,7 @@ pub mod lifecycle;
 pub mod markdown;
 pub mod mcp;
 pub mod quota;
+pub mod resume;
 pub mod serve;
 pub mod state;
 pub mod waiters;

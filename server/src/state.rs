@@ -7,12 +7,12 @@ use crate::db::Db;
 use crate::db::clarification::Guard;
 use crate::events::Events;
 use crate::ids::Secret;
-use crate::lifecycle::resume::{
-    AllowedCommands, COMMAND_CONCURRENCY, COMMAND_TIMEOUT, Resumer, WebhookNetworks,
-};
 use crate::lifecycle::{
     EXPIRY_EVERY, Error, FIRST_RETRY, Lifecycle, Notifications, ORPHAN_AFTER, SWEEP_EVERY, ntfy,
     slack, telegram,
+};
+use crate::resume::{
+    AllowedCommands, COMMAND_CONCURRENCY, COMMAND_TIMEOUT, Resumer, WebhookNetworks,
 };
 use crate::waiters::Waiters;
 

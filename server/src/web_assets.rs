@@ -30,6 +30,12 @@ pub struct Asset {
 
 include!(concat!(env!("OUT_DIR"), "/web/assets.rs"));
 
+/// The overlay page's policy: our own scripts, wasm, styles and API
+/// (WebSocket included, which `'self'` covers), nothing else.
+pub const PAGE_CSP: &str = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; \
+     style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; \
+     form-action 'self'; frame-ancestors 'none'";
+
 /// A hashed name's content never changes.
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 /// The page names the current assets, so it must be fetched afresh.
@@ -55,10 +61,7 @@ async fn index() -> Response {
         [
             (CONTENT_TYPE, "text/html; charset=utf-8"),
             (CACHE_CONTROL, REVALIDATE),
-            (
-                CONTENT_SECURITY_POLICY,
-                crate::http::security_headers::PAGE_CSP,
-            ),
+            (CONTENT_SECURITY_POLICY, PAGE_CSP),
         ],
         INDEX_HTML,
     )

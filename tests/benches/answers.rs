@@ -147,7 +147,7 @@ async fn raw_claims(state: &AppState, pending: Vec<String>) -> f64 {
 /// The resume's own cost: the same webhook POSTed through the server's
 /// webhook client with no database work at all.
 async fn webhook_posts(url: &str, count: usize) -> f64 {
-    use clarify_server::lifecycle::resume::{Sent, WebhookNetworks, Webhooks};
+    use clarify_server::resume::{Sent, WebhookNetworks, Webhooks};
     let webhooks = Webhooks::new(WebhookNetworks::open());
     let url = url.to_owned();
     let body = json!({"session_id": "s", "task_id": "t", "pending_id": "p",

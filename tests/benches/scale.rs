@@ -111,6 +111,7 @@ async fn seed(dir: &std::path::Path, history: usize, pending: usize) {
                 metadata: metadata.to_string(),
                 created_at: at,
                 updated_at: at,
+                reject_reason: String::new(),
             };
             messages::insert(&mut tx, &message).await.unwrap();
         }

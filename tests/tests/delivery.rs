@@ -121,35 +121,28 @@ async fn the_agents_own_read_collects_and_nobody_elses_does() {
 }
 
 /// With auth off the identity layer still knows an agent by its token
-/// (issue 27, item 3): a tokenless wait, or another session's agent, is an
-/// observer and leaves the kept answer to the asking agent. Before, every
-/// caller without auth counted as the asking agent and collected it.
+/// (issue 27, item 3): another session's agent is an observer and leaves
+/// the kept answer to the asking agent. A tokenless wait is the local user,
+/// the asking agent as far as anyone can tell (A4, DESIGN.md "delivery";
+/// issue 45 item 2), and collects it.
 #[tokio::test]
-async fn without_auth_only_the_asking_agents_token_collects_a_kept_answer() {
+async fn without_auth_another_agent_observes_a_kept_answer_and_a_tokenless_wait_collects_it() {
     let server = TestServer::start().await;
-    let (pending, agent, won) = answered_while_away(&server).await;
+    let (pending, _, won) = answered_while_away(&server).await;
     let (_, _, other_agent) = server.session(None).await;
-    for observer in [None, Some(other_agent.as_str())] {
-        let path = format!("/clarification/{pending}/wait?timeout=1");
-        let (status, seen) = match observer {
-            Some(token) => server.as_token(token).get(&path).await,
-            None => server.get(&path).await,
-        };
-        assert_eq!(
-            (status, &seen["status"]),
-            (200, &json!("answered")),
-            "{seen}"
-        );
-        assert_eq!(
-            view(&server, &pending).await["awaiting_pickup"],
-            true,
-            "{observer:?} only observed"
-        );
-    }
-    let (status, collected) = server
-        .as_token(&agent)
-        .get(&format!("/clarification/{pending}/wait?timeout=1"))
-        .await;
+    let path = format!("/clarification/{pending}/wait?timeout=1");
+    let (status, seen) = server.as_token(&other_agent).get(&path).await;
+    assert_eq!(
+        (status, &seen["status"]),
+        (200, &json!("answered")),
+        "{seen}"
+    );
+    assert_eq!(
+        view(&server, &pending).await["awaiting_pickup"],
+        true,
+        "another session's agent only observed"
+    );
+    let (status, collected) = server.get(&path).await;
     assert_eq!(status, 200, "{collected}");
     assert_eq!(collected["response"]["answers"], won["response"]["answers"]);
     assert_eq!(view(&server, &pending).await["awaiting_pickup"], false);
@@ -176,32 +169,50 @@ async fn an_mcp_agent_asking_again_receives_the_answer_kept_for_it() {
     server.stop().await;
 }
 
-/// With auth off, a tokenless poller is no longer taken for the agent
-/// (issue 27, item 3): before, its wait attached for the grace period, so
-/// an answer meant for an agent that had moved on was handed to the poller
-/// and the agent was never resumed. Now the agent is resumed.
+/// Issue 45 item 2 (the reviewer's reproduction): with auth off, a session
+/// with a resume webhook asks; a tokenless `/wait` blocks on it; an answer
+/// arrives. The wait got the answer and the webhook was POSTed it too:
+/// delivered twice. The tokenless caller is the asking agent (DESIGN.md
+/// "delivery", A4): it takes the delivery and nobody is resumed. Another
+/// session's agent token still only observes.
 #[tokio::test]
-async fn without_auth_a_tokenless_poller_does_not_take_the_agents_live_delivery() {
+async fn without_auth_a_tokenless_wait_takes_the_delivery_and_nobody_is_resumed() {
     let receiver = clarify_tests::Receiver::start().await;
     let server = TestServer::start().await;
     let (_, session, agent) = server.session_resumed_by(&receiver).await;
     let pending = server.ask(&session, &agent, question()).await;
 
-    let (status, _) = server
-        .get(&format!("/clarification/{pending}/wait?timeout=1"))
-        .await;
-    assert_eq!(status, 504, "nothing yet");
-    assert_eq!(
-        view(&server, &pending).await["agent_waiting"],
-        false,
-        "an observer's poll attaches nobody"
-    );
+    let waiter = {
+        let url = server.url(&format!("/api/v1/clarification/{pending}/wait?timeout=30"));
+        let client = server.client().clone();
+        tokio::spawn(async move {
+            let response = client.get(url).send().await.unwrap();
+            let status = response.status().as_u16();
+            (status, response.json::<Value>().await.unwrap())
+        })
+    };
+    // The lease is written right after the waiter registers.
+    tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        while view(&server, &pending).await["agent_waiting"] != true {
+            tokio::task::yield_now().await;
+        }
+    })
+    .await
+    .expect("the tokenless wait attached");
     let (status, won) = server.respond(&pending, &yes()).await;
     assert_eq!((status, &won["claimed"]), (200, &json!(true)), "{won}");
-    assert_eq!(receiver.count(), 1, "the agent is resumed with the answer");
-    assert_eq!(receiver.last()["pending_id"], pending.as_str());
+    let (status, got) = waiter.await.unwrap();
+    assert_eq!((status, &got["status"]), (200, &json!("answered")), "{got}");
+    assert_eq!(got["response"]["answers"][0]["custom_text"], "go");
+    assert_eq!(
+        receiver.count(),
+        0,
+        "delivered once: to the wait, not resumed as well"
+    );
+    assert_eq!(view(&server, &pending).await["awaiting_pickup"], false);
 
-    // The agent's own poll, by contrast, attaches it.
+    // Another session's agent token observes: the agent is resumed.
+    let (_, _, other_agent) = server.session(None).await;
     let second = server
         .ask(
             &session,
@@ -211,11 +222,15 @@ async fn without_auth_a_tokenless_poller_does_not_take_the_agents_live_delivery(
         )
         .await;
     let (status, _) = server
-        .as_token(&agent)
+        .as_token(&other_agent)
         .get(&format!("/clarification/{second}/wait?timeout=1"))
         .await;
-    assert_eq!(status, 504);
-    assert_eq!(view(&server, &second).await["agent_waiting"], true);
+    assert_eq!(status, 504, "nothing yet");
+    assert_eq!(view(&server, &second).await["agent_waiting"], false);
+    let (status, won) = server.respond(&second, &yes()).await;
+    assert_eq!((status, &won["claimed"]), (200, &json!(true)), "{won}");
+    assert_eq!(receiver.count(), 1, "the agent is resumed with the answer");
+    assert_eq!(receiver.last()["pending_id"], second.as_str());
     server.stop().await;
 }
 
@@ -239,5 +254,62 @@ async fn a_resumed_answer_is_claimed_marked_and_settled_in_two_units_of_work() {
         assert_eq!(after.units - before.units, 2, "claim and mark, then settle");
     }
     assert_eq!(view(&server, &pending).await["status"], "answered");
+    server.stop().await;
+}
+
+/// Issue 45 item 4: a decline's reason reached only an agent blocked at
+/// that moment; its later wait, the bundle's view and the transcript
+/// carried `reject_reason: ""`. The claim keeps it beside the rows now:
+/// the asking agent's own delivery (its later wait, which `clarify ask`
+/// and `clarify mcp` poll), the view and the transcript carry it, and a
+/// losing caller's replay still carries "" (R2b).
+#[tokio::test]
+async fn a_declines_reason_reaches_the_agent_that_was_away_the_view_and_the_transcript() {
+    let server = TestServer::start().await;
+    let (_, session, agent) = server.session(None).await;
+    let pending = server.ask(&session, &agent, question()).await;
+    let reason = "Blocked on the upstream serde fix";
+    let (status, won) = server
+        .respond(
+            &pending,
+            &json!({"rejected": true, "reject_reason": reason}),
+        )
+        .await;
+    assert_eq!((status, &won["claimed"]), (200, &json!(true)), "{won}");
+
+    let read = view(&server, &pending).await;
+    assert_eq!(read["status"], "rejected");
+    assert_eq!(read["response"]["reject_reason"], reason, "{read}");
+    let (status, collected) = server
+        .as_token(&agent)
+        .get(&format!("/clarification/{pending}/wait?timeout=1"))
+        .await;
+    assert_eq!(status, 200, "{collected}");
+    assert_eq!(collected["response"]["rejected"], true);
+    assert_eq!(
+        collected["response"]["reject_reason"], reason,
+        "{collected}"
+    );
+
+    let (_, transcript) = server.get(&format!("/sessions/{session}/messages")).await;
+    let asked = transcript["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["metadata"]["pending_id"] == pending.as_str())
+        .unwrap_or_else(|| panic!("{transcript}"));
+    assert_eq!(asked["reject_reason"], reason, "{asked}");
+
+    let (_, replay) = server
+        .respond(
+            &pending,
+            &json!({"rejected": true, "reject_reason": "other"}),
+        )
+        .await;
+    assert_eq!(replay["claimed"], false);
+    assert_eq!(
+        replay["response"]["reject_reason"], "",
+        "R2b: a loser's replay"
+    );
     server.stop().await;
 }

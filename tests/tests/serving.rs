@@ -73,7 +73,9 @@ async fn serves_the_overlay_and_its_wasm() {
 /// `opt-level = "s"` (+22 KB) nor other wasm-opt passes (under 0.2 %) win
 /// any of it back. Issue 31 asks for 200,000 B gzip;
 /// Leptos and serde over the shared wire types are most of what remains.
-const BUDGET: [(&str, usize); 2] = [("br", 204_000), ("gzip", 256_000)];
+/// A transcript row's decline reason (issue 45 item 4: "Declined: …")
+/// cost 305 B gzip: 256,225 B, so the gzip budget is 256,500 B.
+const BUDGET: [(&str, usize); 2] = [("br", 204_000), ("gzip", 256_500)];
 
 #[tokio::test]
 async fn the_wasm_is_sent_precompressed_and_within_its_budget() {

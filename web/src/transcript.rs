@@ -12,7 +12,7 @@ use clarify_core::api::Message;
 /// Only bundles no longer active reach it ([`entries`] leaves the active
 /// one to the overlay), so a pending one was superseded and will never be
 /// answered.
-fn outcome(meta: &ClarificationMetadata) -> (String, &'static str) {
+fn outcome(meta: &ClarificationMetadata, reject_reason: &str) -> (String, &'static str) {
     match meta.status.known() {
         Some(Status::Answered) => {
             let Some(answer) = &meta.response else {
@@ -29,7 +29,10 @@ fn outcome(meta: &ClarificationMetadata) -> (String, &'static str) {
                 (format!("Answered: {words}"), "answered")
             }
         }
-        Some(Status::Rejected) => ("Skipped".into(), "rejected"),
+        // What the person said when declining travels with it (issue 45
+        // item 4).
+        Some(Status::Rejected) if reject_reason.is_empty() => ("Declined".into(), "rejected"),
+        Some(Status::Rejected) => (format!("Declined: “{reject_reason}”"), "rejected"),
         Some(Status::Expired) => ("Timed out".into(), "expired"),
         Some(Status::Cancelled) => ("Cancelled".into(), "cancelled"),
         _ => ("Not answered (no longer active)".into(), "inactive"),
@@ -112,7 +115,7 @@ fn bundle_card(messages: &[Message], me: Option<&str>) -> String {
                 rendered(m, "context", &meta.context)
             ));
         }
-        let (text, status) = outcome(&meta);
+        let (text, status) = outcome(&meta, &m.reject_reason);
         let prompt = if meta.question.prompt.is_empty() {
             escape(&m.content)
         } else {

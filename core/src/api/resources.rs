@@ -205,6 +205,10 @@ pub struct Message {
     pub created_at: String,
     /// When it last changed.
     pub updated_at: String,
+    /// On a question of a declined bundle: why the person declined, when
+    /// they said (issue 45 item 4); absent otherwise.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reject_reason: String,
 }
 
 /// `GET /sessions/{id}/messages`.

@@ -65,13 +65,26 @@ impl Caller {
     }
 
     /// Whether this caller is the agent that asked in `session_id`: only
-    /// that session's agent token is. Only its wait takes the delivery of
-    /// an answer (attaches, collects what is kept for it); anyone else who
-    /// may see the bundle, a tokenless caller with auth off included, only
-    /// observes.
+    /// that session's agent token is (its reads collect an answer kept for
+    /// it; for waits see [`Caller::waiter`]).
     #[must_use]
     pub fn is_asking_agent(&self, session_id: &str) -> bool {
         self.agent().is_some_and(|a| a.session_id == session_id)
+    }
+
+    /// Who this caller is to a bundle of `session_id`, for delivery
+    /// ([`clarify_core::delivery::attaches`] decides who takes it): the
+    /// session's own agent token is the asking agent; with auth off, a
+    /// caller with no token at all is the local user (A4); anyone else is a
+    /// reader.
+    #[must_use]
+    pub fn waiter(&self, session_id: &str) -> clarify_core::delivery::Waiter {
+        use clarify_core::delivery::Waiter;
+        match self {
+            Self::Unscoped => Waiter::LocalUser,
+            _ if self.is_asking_agent(session_id) => Waiter::AskingAgent,
+            _ => Waiter::Reader,
+        }
     }
 
     /// Whom this caller's connections, waits and sessions count against

@@ -38,7 +38,7 @@ pub async fn run(command: WorkspaceCommand) -> Result<(), String> {
     } = command;
     let url = url.as_deref().map(str::trim).filter(|u| !u.is_empty());
     if let Some(url) = url {
-        crate::lifecycle::resume::parse_webhook_url("URL", url)?;
+        crate::resume::parse_webhook_url("URL", url)?;
     }
     let db = database.open().await?;
     workspaces::get(db.pool(), &workspace_id)

@@ -32,9 +32,12 @@ pub struct Message {
     pub created_at: i64,
     /// When it last changed.
     pub updated_at: i64,
+    /// Why its bundle was declined, `""` for none (read beside the rows,
+    /// never stored in them: [`super::declines`]).
+    pub reject_reason: String,
 }
 
-super::row::from_row!(Message { id, task_session_id, task_id, turn_id, kind = "type", content, metadata, created_at, updated_at });
+super::row::from_row!(Message { id, task_session_id, task_id, turn_id, kind = "type", content, metadata, created_at, updated_at, reject_reason });
 
 impl From<Message> for clarify_core::api::Message {
     fn from(m: Message) -> Self {
@@ -49,12 +52,23 @@ impl From<Message> for clarify_core::api::Message {
             metadata: serde_json::from_str(&m.metadata).unwrap_or(serde_json::Value::Null),
             created_at: clock::rfc3339(m.created_at),
             updated_at: clock::rfc3339(m.updated_at),
+            reject_reason: m.reject_reason,
         }
     }
 }
 
 const COLUMNS: &str =
     "id, task_session_id, task_id, turn_id, type, content, metadata, created_at, updated_at";
+
+/// What a read of messages as `m` selects: the row and its bundle's decline
+/// reason.
+fn select_columns() -> String {
+    format!(
+        "m.id, m.task_session_id, m.task_id, m.turn_id, m.type, m.content, m.metadata, \
+         m.created_at, m.updated_at, {}",
+        super::declines::reason_column("m")
+    )
+}
 
 /// Inserts a message.
 ///
@@ -84,8 +98,9 @@ pub async fn insert(db: &mut AnyConnection, message: &Message) -> sqlx::Result<(
 /// Database errors.
 pub async fn of_bundle(db: impl AnyExecutor<'_>, pending_id: &str) -> sqlx::Result<Vec<Message>> {
     sqlx::query_as(super::sql(format!(
-        "SELECT {COLUMNS} FROM task_session_messages \
-         WHERE pending_id = $1 AND type = '{CLARIFICATION_REQUEST}' ORDER BY created_at, id"
+        "SELECT {} FROM task_session_messages m \
+         WHERE m.pending_id = $1 AND m.type = '{CLARIFICATION_REQUEST}' ORDER BY m.created_at, m.id",
+        select_columns()
     )))
     .bind(pending_id)
     .fetch_all(db)
@@ -103,10 +118,12 @@ pub async fn for_task_page(
     after: Option<&clarify_core::Cursor>,
     limit: u32,
 ) -> sqlx::Result<(Vec<Message>, bool)> {
-    let select = "SELECT m.id, m.task_session_id, m.task_id, m.turn_id, m.type, m.content, \
-         m.metadata, m.created_at, m.updated_at FROM task_session_messages m \
-         JOIN task_sessions s ON s.id = m.task_session_id WHERE s.task_id = $1";
-    page::fetch_page(db, select, "m.", task_id, after, limit).await
+    let select = format!(
+        "SELECT {} FROM task_session_messages m \
+         JOIN task_sessions s ON s.id = m.task_session_id WHERE s.task_id = $1",
+        select_columns()
+    );
+    page::fetch_page(db, &select, "m.", task_id, after, limit).await
 }
 
 /// A page of one session's transcript, in `(created_at, id)` order
@@ -120,6 +137,9 @@ pub async fn for_session_page(
     after: Option<&clarify_core::Cursor>,
     limit: u32,
 ) -> sqlx::Result<(Vec<Message>, bool)> {
-    let select = format!("SELECT {COLUMNS} FROM task_session_messages WHERE task_session_id = $1");
-    page::fetch_page(db, &select, "", session_id, after, limit).await
+    let select = format!(
+        "SELECT {} FROM task_session_messages m WHERE m.task_session_id = $1",
+        select_columns()
+    );
+    page::fetch_page(db, &select, "m.", session_id, after, limit).await
 }

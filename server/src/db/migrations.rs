@@ -77,6 +77,7 @@ pub fn sqlite() -> Migrator {
         migration!("sqlite", 17, "0017_workspace_slack.sql", "workspace slack"),
         migration!("sqlite", 18, "0018_server_keys.sql", "server keys"),
         migration!("sqlite", 19, "0019_mcp_tasks.sql", "mcp tasks"),
+        migration!("sqlite", 20, "0020_decline_reasons.sql", "decline reasons"),
     ])
 }
 
@@ -133,6 +134,12 @@ pub fn postgres() -> Migrator {
         ),
         migration!("postgres", 18, "0018_server_keys.sql", "server keys"),
         migration!("postgres", 19, "0019_mcp_tasks.sql", "mcp tasks"),
+        migration!(
+            "postgres",
+            20,
+            "0020_decline_reasons.sql",
+            "decline reasons"
+        ),
     ])
 }
 

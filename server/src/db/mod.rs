@@ -10,6 +10,7 @@ pub mod attempts;
 pub mod batch;
 pub mod chat_messages;
 pub mod clarification;
+pub mod declines;
 pub mod dialect;
 pub mod mcp_owners;
 pub mod mcp_tasks;

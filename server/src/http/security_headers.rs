@@ -2,17 +2,11 @@
 //! frames what we send in a way we did not mean: no MIME sniffing, no
 //! framing by other pages (clickjacking the overlay's buttons), no referrer
 //! leaking ids, and a default CSP that allows nothing (JSON needs nothing).
-//! The overlay's page sets its own CSP ([`PAGE_CSP`]).
+//! The overlay's page sets its own CSP (`web_assets::PAGE_CSP`).
 
 use axum::Router;
 use axum::http::{HeaderName, HeaderValue, header};
 use tower_http::set_header::SetResponseHeaderLayer;
-
-/// The overlay page's policy: our own scripts, wasm, styles and API
-/// (WebSocket included, which `'self'` covers), nothing else.
-pub const PAGE_CSP: &str = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; \
-     style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; \
-     form-action 'self'; frame-ancestors 'none'";
 
 /// What responses get when the handler set nothing else.
 const DEFAULT_CSP: &str = "default-src 'none'; frame-ancestors 'none'";

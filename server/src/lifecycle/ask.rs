@@ -230,6 +230,7 @@ async fn insert_bundle(
             metadata: metadata.to_json().to_string(),
             created_at: at,
             updated_at: at,
+            reject_reason: String::new(),
         };
         messages::insert(tx, &message).await?;
         added.push(message);

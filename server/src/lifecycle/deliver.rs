@@ -8,14 +8,15 @@
 //! the agent has the answer is logged, never reported to the answerer. What
 //! even that cannot mend, the periodic sweep does (R6).
 
+use clarify_core::delivery::{self, Facts, Route};
 use clarify_core::{Outcome, Response, SessionState, agent_text};
 
-use super::resume::{ResumePayload, ResumeTarget};
 use super::{Error, Lifecycle, Result};
 use crate::clock::now_micros;
 use crate::db::batch::Batch;
 use crate::db::clarification::{self as repo, Bundle, Guard, Mark};
 use crate::db::{mcp_tasks, sessions};
+use crate::resume::{ResumePayload, ResumeTarget};
 use crate::waiters::Wake;
 
 /// How often a restore after a refused dispatch is tried before the claim
@@ -90,7 +91,8 @@ impl Lifecycle {
             .await;
     }
 
-    /// Hands the answer over by the first way that applies.
+    /// Hands the answer over by the route the delivery machine picks
+    /// ([`clarify_core::delivery::route`]) from what is read now.
     async fn hand_over(&self, won: &Won<'_>) -> Result<Handed> {
         let Won {
             bundle,
@@ -103,39 +105,51 @@ impl Lifecycle {
         } = *won;
         let pending_id = response.pending_id.as_str();
         let ours = Guard::Claim(token);
-        if polled {
+        // What decides the route, read now: an agent may have attached
+        // since the claim; a target is read only when it can matter.
+        let declined = matches!(outcome, Outcome::Rejected { .. });
+        let attached = !polled && !detached && self.agent_blocked(bundle).await;
+        let target = if polled || attached || declined {
+            None
+        } else if let Some(marked) = won.marked {
+            Some(marked.clone())
+        } else {
+            self.resume_target(bundle.session_id()).await?
+        };
+        let facts = Facts {
+            polled,
+            attached,
+            declined,
+            has_target: target.is_some(),
+        };
+        match (delivery::route(facts), target) {
             // An MCP task: kept for its agent's next poll, which collects
-            // it (pull delivery), never resumed as well; a decline's
-            // reason is kept with the task, since the rows keep none.
-            return self.keep_for_task(pending_id, response, token).await;
-        }
-        if !detached && self.agent_blocked(bundle).await {
-            // Final before the wake: a waiter that reads the claim still in
-            // delivery sleeps until the wake.
-            let finalize = repo::finalize(&self.db, pending_id, now_micros(), ours);
-            return Ok(if self.hand_live(response, finalize).await? {
-                Handed::Live
-            } else {
-                Handed::Refused
-            });
-        }
-        if matches!(outcome, Outcome::Rejected { .. }) {
-            // R9: a rejection nobody waits for is stored, never resumed.
-            let stored = repo::finalize(&self.db, pending_id, now_micros(), ours).await?;
-            return Ok(if stored {
-                Handed::Stored
-            } else {
-                Handed::Refused
-            });
-        }
-        if let Some(target) = won.marked {
-            return self.resume(won, target).await;
-        }
-        match self.resume_target(bundle.session_id()).await? {
-            Some(target) => self.resume(won, &target).await,
+            // it, never resumed as well; a decline's reason is kept with
+            // the task too.
+            (Route::Keep, _) if polled => self.keep_for_task(pending_id, response, token).await,
+            (Route::Live, _) => {
+                // Final before the wake: a waiter that reads the claim still
+                // in delivery sleeps until the wake.
+                let finalize = repo::finalize(&self.db, pending_id, now_micros(), ours);
+                Ok(if self.hand_live(response, finalize).await? {
+                    Handed::Live
+                } else {
+                    Handed::Refused
+                })
+            }
+            (Route::Store, _) => {
+                // R9: a decline nobody waits for is stored, never resumed.
+                let stored = repo::finalize(&self.db, pending_id, now_micros(), ours).await?;
+                Ok(if stored {
+                    Handed::Stored
+                } else {
+                    Handed::Refused
+                })
+            }
+            (Route::Resume, Some(target)) => self.resume(won, &target).await,
             // Pull delivery: nobody to hand it to, so it is kept until the
             // agent's next wait, identical ask or read collects it.
-            None => self.keep(pending_id, token).await,
+            (Route::Keep | Route::Resume, _) => self.keep(pending_id, token).await,
         }
     }
 

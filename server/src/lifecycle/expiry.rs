@@ -10,12 +10,12 @@ use clarify_core::stored::bundle_questions;
 use clarify_core::{AnswerInput, Channel, RespondBody, Response, Status, Submission, agent_text};
 
 use super::provenance::Via;
-use super::resume::{ResumePayload, ResumeTarget};
 use super::{Lifecycle, Result};
 use crate::auth::Caller;
 use crate::clock::{self, now_micros};
 use crate::db::clarification::{self as repo, Bundle, Scope, Transition};
 use crate::db::sessions;
+use crate::resume::{ResumePayload, ResumeTarget};
 
 /// How often each replica looks for questions that are due.
 pub const EXPIRY_EVERY: Duration = Duration::from_secs(1);

@@ -27,7 +27,6 @@ mod provenance;
 mod publish;
 mod reconcile;
 mod resolve;
-pub mod resume;
 mod session;
 mod view;
 mod wait;
@@ -50,8 +49,8 @@ use crate::db::Db;
 use crate::db::clarification::{self as repo, Bundle};
 use crate::events::Events;
 use crate::quota::{Place, Places, Refusals};
+use crate::resume::Resumer;
 use crate::waiters::{Waiters, Wake};
-use resume::Resumer;
 use std::sync::Arc;
 
 /// The lifecycle service; cheap to clone.

@@ -1,6 +1,8 @@
 //! R6: claims a crash left undelivered, made answerable again (or kept when
 //! their resume may have reached the agent), at start-up and periodically.
 
+use clarify_core::delivery::{Event, State, transition};
+
 use super::{Lifecycle, Result};
 use crate::clock::{micros, now_micros};
 use crate::db::clarification::{self as repo, Guard};
@@ -38,11 +40,15 @@ impl Lifecycle {
         let Some(bundle) = repo::load(self.db.pool(), pending_id).await? else {
             return Ok(false);
         };
-        if bundle.awaits_pickup() {
-            // Accepted and kept for the agent: not an interrupted delivery.
-            return Ok(false);
-        }
-        let attempted = bundle.messages.iter().any(|m| m.metadata.resume_attempted);
+        // The delivery machine's `Sweep` column: kept for pickup stays
+        // (not an interrupted delivery), a resume that may have reached the
+        // agent is kept final, any other claim in delivery is reopened.
+        let state = State::from_flags(bundle.delivery_flags());
+        let swept = match transition(state, Event::Sweep) {
+            Ok(step) if step.state != state => step.state,
+            _ => return Ok(false),
+        };
+        let attempted = swept == State::Delivered;
         let now = now_micros();
         let changed = if attempted {
             repo::finalize(&self.db, pending_id, now, guard).await?
@@ -95,7 +101,7 @@ impl Lifecycle {
 
 /// How long a claim may sit undelivered before another replica takes it for
 /// abandoned (its replica died mid-delivery): far longer than any delivery
-/// takes, a resume dispatch being bounded by [`super::resume::WEBHOOK_TIMEOUT`].
+/// takes, a resume dispatch being bounded by [`crate::resume::WEBHOOK_TIMEOUT`].
 /// A replica that stalls longer, or whose clock is that far behind, loses
 /// its claim: every later write of its delivery is fenced off by the claim's
 /// token, so the answer reaches the agent at most once.

@@ -3,12 +3,13 @@
 use clarify_core::PendingId;
 use clarify_core::api::BundleView;
 use clarify_core::listing::BundleIdentity;
-use clarify_core::{PendingBundle, Status, ViewStatus};
+use clarify_core::{PendingBundle, Response, Status, ViewStatus, Winner};
 
 use super::{Lifecycle, Result};
 use crate::auth::Caller;
 use crate::clock::{self, now_micros};
 use crate::db::clarification::{self as repo, Bundle};
+use crate::db::declines;
 
 impl Lifecycle {
     /// The bundle as stored, for `GET /clarification/{id}`: the one read
@@ -80,7 +81,27 @@ impl Lifecycle {
             agent_waiting: !agent_disconnected && self.is_attached(&pending_id).await?,
             awaiting_pickup: bundle.awaits_pickup(),
             answered_by: bundle.answered_by(),
-            response: won.map(|w| w.to_response(&pending_id, &clock::rfc3339(bundle.updated_at()))),
+            response: match won {
+                Some(w) => Some(self.winner_response(bundle, &w).await?),
+                None => None,
+            },
         })
+    }
+
+    /// The winner's envelope for the bundle's readers and its agent: R2b's
+    /// reconstruction from the rows, with the decline's reason read beside
+    /// them (issue 45 item 4). Only a losing caller's replay goes without
+    /// it (R2b).
+    pub(super) async fn winner_response(
+        &self,
+        bundle: &Bundle,
+        winner: &Winner,
+    ) -> Result<Response> {
+        let pending_id = bundle.pending_id();
+        let mut response = winner.to_response(pending_id, &clock::rfc3339(bundle.updated_at()));
+        if response.rejected {
+            response.reject_reason = declines::reason(self.db.pool(), pending_id).await?;
+        }
+        Ok(response)
     }
 }

@@ -59,17 +59,20 @@ impl Lifecycle {
         // of its sleep, not of the largest query it ran (issue 31 item 3).
         // Only whose it is outlives the read: the rows are not held while
         // the wait blocks.
-        let asking = caller.is_asking_agent(
-            Box::pin(self.authorized_bundle(caller, pending_id))
-                .await?
-                .session_id(),
+        let asking = clarify_core::delivery::attaches(
+            caller.waiter(
+                Box::pin(self.authorized_bundle(caller, pending_id))
+                    .await?
+                    .session_id(),
+            ),
         );
         // Held while it blocks: one user's waits are bounded (issue 26).
         let _place = self.wait_place(caller)?;
         // Register before reading, so a resolution between the read and the
-        // wait still wakes us. Delivery belongs to the asking agent: only
-        // its session's agent token attaches; anyone else who may see the
-        // bundle observes the outcome without taking the delivery.
+        // wait still wakes us. Delivery belongs to the asking agent (its
+        // session's agent token, or a tokenless caller with auth off), who
+        // attaches; anyone else who may see the bundle observes the outcome
+        // without taking the delivery.
         let mut waiting = if asking {
             let waiting = self.waiters.wait(pending_id);
             Box::pin(self.cluster.attach(self.db.pool(), pending_id)).await?;
@@ -132,9 +135,6 @@ impl Lifecycle {
         let bundle = repo::load(self.db.pool(), pending_id)
             .await?
             .ok_or(Error::NotFound("clarification request"))?;
-        let from_rows = |w: &clarify_core::Winner| {
-            w.to_response(pending_id, &clock::rfc3339(bundle.updated_at()))
-        };
         if let Some(w) = bundle.winner() {
             if bundle.awaits_pickup() {
                 // Kept for the agent (pull delivery): its wait collects it;
@@ -142,7 +142,8 @@ impl Lifecycle {
                 if waiting.is_agent() {
                     self.collect(&bundle).await?;
                 }
-                let body = RespondBody::new(true, w.status, from_rows(&w));
+                let response = Box::pin(self.winner_response(&bundle, &w)).await?;
+                let body = RespondBody::new(true, w.status, response);
                 return Ok(Step::Done(WaitOutcome::Resolved(body)));
             }
             if !bundle.delivery_pending() {
@@ -163,7 +164,10 @@ impl Lifecycle {
                     seen.relay_awaited = true;
                     return Ok(Step::AwaitRelay);
                 }
-                let response = live.unwrap_or_else(|| from_rows(&w));
+                let response = match live {
+                    Some(response) => response,
+                    None => Box::pin(self.winner_response(&bundle, &w)).await?,
+                };
                 let body = RespondBody::new(true, w.status, response);
                 return Ok(Step::Done(WaitOutcome::Resolved(body)));
             }

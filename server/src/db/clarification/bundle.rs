@@ -150,6 +150,18 @@ impl Bundle {
             .any(|m| m.metadata.response_delivery_pending)
     }
 
+    /// Its delivery's flags as stored, for the delivery machine
+    /// ([`clarify_core::delivery::State::from_flags`]).
+    #[must_use]
+    pub fn delivery_flags(&self) -> clarify_core::delivery::Flags {
+        clarify_core::delivery::Flags {
+            won: self.winner().is_some(),
+            delivery_pending: self.delivery_pending(),
+            resume_attempted: self.messages.iter().any(|m| m.metadata.resume_attempted),
+            awaiting_pickup: self.awaits_pickup(),
+        }
+    }
+
     /// When it expires unanswered (microseconds), `None` for never: the
     /// stored `0` read once, here.
     #[must_use]

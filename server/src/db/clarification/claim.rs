@@ -2,6 +2,7 @@
 //! restored (R7, R6), a resume marked as attempted; each rewrite fenced by
 //! the claim's token.
 
+use clarify_core::delivery::{Facts, Route, route};
 use clarify_core::{AnsweredBy, ClarificationMetadata, Outcome, Status, StoredMessage};
 use sqlx::AnyExecutor;
 
@@ -123,10 +124,21 @@ pub async fn claim_in(
     let detached = parsed
         .iter()
         .any(|(message, _)| message.metadata.agent_disconnected);
-    let (delivery, also) = match delivery {
-        Delivery::Final if detached || polled => (Delivery::Pending, Batch::new()),
-        Delivery::Resume if polled => (Delivery::Pending, also),
-        _ => (delivery, also),
+    // The caller's delivery was what it read before the claim; the route
+    // is decided again from what the claim reads under its lock (the
+    // delivery machine's `Claim` row, clarify_core::delivery).
+    let facts = Facts {
+        polled,
+        attached: delivery == Delivery::Final && !detached,
+        declined: matches!(outcome, Outcome::Rejected { .. }),
+        has_target: delivery == Delivery::Resume,
+    };
+    let (delivery, also) = match (route(facts), delivery) {
+        (Route::Live, _) => (Delivery::Final, also),
+        (Route::Resume, _) => (Delivery::Resume, also),
+        // Only a hand-over to a blocked agent rides on the claim's trip.
+        (_, Delivery::Final) => (Delivery::Pending, Batch::new()),
+        _ => (Delivery::Pending, also),
     };
 
     let status = outcome.status();
@@ -164,7 +176,18 @@ pub async fn claim_in(
             metadata,
             created_at: row.created_at,
             updated_at: now,
+            reject_reason: String::new(),
         });
+    }
+    let reason = match outcome {
+        Outcome::Rejected { reason } => {
+            crate::db::declines::record_step(&mut writes, pending_id, reason, now);
+            reason.as_str()
+        }
+        Outcome::Answered(_) => "",
+    };
+    for row in &mut rows {
+        reason.clone_into(&mut row.reject_reason);
     }
     writes.append(also);
     writes.run(tx, db.backend()).await?;

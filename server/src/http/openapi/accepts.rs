@@ -215,7 +215,7 @@ pub(super) fn pages(document: &mut Value) {
 
 /// The webhook URLs the server takes: its own check's pattern (the network
 /// policy may still refuse an address, a 400 no schema can foresee).
-const URL: &str = crate::lifecycle::resume::WEBHOOK_URL_PATTERN;
+const URL: &str = crate::resume::WEBHOOK_URL_PATTERN;
 
 /// The webhook URLs of a resume target and of a workspace's notices.
 pub(super) fn webhook_urls(document: &mut Value) {

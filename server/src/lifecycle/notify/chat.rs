@@ -6,12 +6,12 @@
 use clarify_core::api::{Notice, NoticeKind};
 use serde_json::Value;
 
-use super::super::resume::{Sent, Webhooks};
 use super::super::{Lifecycle, Result};
 use super::{slack, telegram};
 use crate::clock::now_micros;
 use crate::db::chat_messages;
 use crate::db::notifications::Outgoing;
+use crate::resume::{Sent, Webhooks};
 
 /// A chat an outbox row is for.
 #[derive(Debug, Clone, Copy)]

@@ -26,12 +26,12 @@ use clarify_core::EventKind;
 use clarify_core::api::{MessageEvent, Notice, NoticeKind};
 
 use super::notice::change_of;
-use super::resume::Webhooks;
 use super::{Lifecycle, Result};
 use crate::clock::now_micros;
 use crate::db::clarification::{self as repo, Bundle};
 use crate::db::notifications::{self, Outgoing};
 use crate::ids::new_id;
+use crate::resume::Webhooks;
 
 /// How long a notice is retried before it is given up.
 pub const NOTIFY_FOR: Duration = Duration::from_secs(10 * 60);

@@ -7,11 +7,11 @@
 
 use std::time::{Duration, Instant};
 
-use super::super::resume::{Sent, WEBHOOK_TIMEOUT};
 use super::super::{Lifecycle, Result};
 use crate::clock::{micros, now_micros};
 use crate::db::clarification as repo;
 use crate::db::notifications::{self, Outgoing};
+use crate::resume::{Sent, WEBHOOK_TIMEOUT};
 use clarify_core::api::{Notice, NoticeKind};
 
 /// How often each replica looks for due rows when nothing rang.

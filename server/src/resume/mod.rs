@@ -1,5 +1,5 @@
 //! Resuming a detached agent: the session's resume target is told the answer
-//! (DESIGN.md "resume target"). Accepted means a webhook answered 2xx within
+//! (docs/DESIGN.md "Resume target"). Accepted means a webhook answered 2xx within
 //! [`WEBHOOK_TIMEOUT`], or a command was started.
 //!
 //! Both kinds are the operator's to bound, since whoever creates a session
