@@ -457,6 +457,10 @@ test('duplicate submit against a rejection: the transcript shows the decline and
   expect(winner.status()).toBe(200);
   await page.getByTestId('clarification-option').first().click();
   await expect(page.getByTestId('clarification-overlay')).toHaveCount(0);
+  // The losing POST is told the winner without its reason (R2b)…
+  await expect(page.getByTestId('transcript-outcome')).toHaveText('Declined');
+  // …which the transcript itself keeps (issue 45 item 4).
+  await page.reload();
   await expect(page.getByTestId('transcript-outcome')).toHaveText('Declined: “not now”');
 });
 
