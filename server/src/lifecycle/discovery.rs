@@ -41,16 +41,6 @@ pub struct ConversationPage {
     pub next_cursor: String,
 }
 
-/// The keyset position a `cursor` argument names; `""` is the start.
-pub(super) fn cursor(text: &str) -> Result<Option<Cursor>> {
-    if text.is_empty() {
-        return Ok(None);
-    }
-    Cursor::decode(text)
-        .map(Some)
-        .map_err(|e| Error::Invalid(e.to_string()))
-}
-
 impl Lifecycle {
     /// `list_pending_questions_kandev`: every active bundle the caller may
     /// see, oldest first, keyset-paged.
@@ -66,7 +56,7 @@ impl Lifecycle {
                     .ok_or_else(|| Error::Invalid(ListError::InvalidCreatedSince.to_string()))?,
             ),
         };
-        let after = cursor(args.cursor.trim())?;
+        let after = super::cursor(args.cursor.trim())?;
         let workspace_id = Some(args.workspace_id.trim()).filter(|w| !w.is_empty());
         let query = PendingQuery {
             user,
@@ -137,7 +127,7 @@ impl Lifecycle {
             workspace_id: filter.workspace_id.map(str::trim).filter(|w| !w.is_empty()),
             ..filter
         };
-        let after = cursor(cursor_text.trim())?;
+        let after = super::cursor(cursor_text.trim())?;
         let (page, more) = tasks::page_filtered(
             self.db().pool(),
             user,
@@ -179,7 +169,7 @@ impl Lifecycle {
         if !exists || !auth::may_access_task(self.db(), caller, task_id).await? {
             return Err(Error::NotFound("task"));
         }
-        let after = cursor(cursor_text.trim())?;
+        let after = super::cursor(cursor_text.trim())?;
         let (messages, more) = messages::for_task_page(
             self.db().pool(),
             task_id,

@@ -182,3 +182,14 @@ impl Lifecycle {
         Ok(self.waiters.is_attached(pending_id) || self.cluster.is_attached(pending_id).await?)
     }
 }
+
+/// The keyset position a `cursor` argument names; `""` is the start. Every
+/// paged read shares it (pending, tasks, transcripts, attempts).
+fn cursor(text: &str) -> Result<Option<clarify_core::Cursor>> {
+    if text.is_empty() {
+        return Ok(None);
+    }
+    clarify_core::Cursor::decode(text)
+        .map(Some)
+        .map_err(|e| Error::Invalid(e.to_string()))
+}

@@ -87,7 +87,7 @@ impl Lifecycle {
     ) -> Result<Attempts> {
         let pending_id = pending_id.as_str();
         let bundle = self.authorized_bundle(caller, pending_id).await?;
-        let after = super::discovery::cursor(cursor_text.trim())?;
+        let after = super::cursor(cursor_text.trim())?;
         let limit = clamp_limit(limit);
         let mut list = Vec::new();
         // The winner heads the first page, beside `limit` later attempts.
