@@ -4,6 +4,8 @@
 // stream as a phone or a chat app would, pressed as a person presses it,
 // on the desktop and on a phone, light and dark; the answer is recorded as
 // the link's, and every page is styled like the overlay.
+import AxeBuilder from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
 import { test, expect } from '../fixtures';
 import { newSession, ask } from '../helpers';
 
@@ -33,9 +35,17 @@ async function streamedLink(baseURL: string, pendingId: string, label: string): 
   }
 }
 
+async function serious(page: Page) {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+}
+
+// The page refused its own Confirm on both names of the machine.
 const looks = [
-  { name: 'desktop, light', viewport: { width: 1280, height: 800 }, colorScheme: 'light' as const },
-  { name: 'phone, dark', viewport: { width: 390, height: 844 }, colorScheme: 'dark' as const },
+  { name: 'desktop, light', viewport: { width: 1280, height: 800 }, colorScheme: 'light' as const, host: '127.0.0.1' },
+  { name: 'phone, dark', viewport: { width: 390, height: 844 }, colorScheme: 'dark' as const, host: 'localhost' },
 ];
 
 for (const look of looks) {
@@ -47,7 +57,9 @@ for (const look of looks) {
       const pendingId = await ask(request, session, [
         { prompt: `Which plan, ${look.name}?`, options: [{ label: 'Plan A' }, { label: 'Plan B' }] },
       ]);
-      const url = await streamedLink(baseURL!, pendingId, 'Plan A');
+      const streamed = new URL(await streamedLink(baseURL!, pendingId, 'Plan A'));
+      streamed.hostname = look.host;
+      const url = streamed.toString();
 
       await page.goto(url);
       const confirm = page.getByTestId('link-confirm');
@@ -59,6 +71,7 @@ for (const look of looks) {
       expect(background).toBe(look.colorScheme === 'dark' ? 'rgb(15, 17, 21)' : 'rgb(255, 255, 255)');
       const buttonBox = await confirm.boundingBox();
       expect(buttonBox!.x + buttonBox!.width).toBeLessThanOrEqual(look.viewport.width);
+      expect(await serious(page)).toEqual([]);
       await page.screenshot({ path: test.info().outputPath('link-open.png') });
 
       await confirm.click();
@@ -67,6 +80,7 @@ for (const look of looks) {
       await expect(outcome).toContainText('Answered');
       await expect(outcome).toContainText('Plan A');
       await expect(page.locator('body')).not.toContainText('"error"');
+      expect(await serious(page)).toEqual([]);
       await page.screenshot({ path: test.info().outputPath('link-won.png') });
 
       const view = await (await request.get(`/api/v1/clarification/${pendingId}`)).json();
