@@ -149,6 +149,10 @@ impl Lifecycle {
         let (pending_id, added) = match existing {
             Some(existing) => (existing, Vec::new()),
             None => {
+                if let Err(refused) = self.may_ask(&mut tx, &session, spec.questions.len()).await {
+                    tx.rollback().await?;
+                    return Err(refused);
+                }
                 let added =
                     insert_bundle(&mut tx, &session, &spec, &pending_id, now, expires_at).await?;
                 sessions::transition(
@@ -181,6 +185,44 @@ impl Lifecycle {
         Ok(Created {
             pending_id: pending_id.into(),
             created,
+        })
+    }
+}
+
+impl Lifecycle {
+    /// Whether the session's user (with their agents) may ask `questions`
+    /// more now (issue 45 item 7-P4): open questions counted from the
+    /// database, then one ask from the user's bucket. An identical ask
+    /// asked again makes nothing and is never refused. Without auth (no
+    /// creator) nothing is limited.
+    async fn may_ask(
+        &self,
+        tx: &mut crate::db::Tx,
+        session: &sessions::Session,
+        questions: usize,
+    ) -> Result<()> {
+        let user = session.created_by.as_str();
+        if user.is_empty() {
+            return Ok(());
+        }
+        let limits = self.asks.limits();
+        let open = sessions::open_questions(&mut **tx, user).await?;
+        let asked = i64::try_from(questions).unwrap_or(i64::MAX);
+        if open.saturating_add(asked) > i64::from(limits.max_open_questions) {
+            return Err(Error::TooMany(format!(
+                "too many open questions: at most {} per user (--max-open-questions); \
+                 wait for answers, or cancel some first",
+                limits.max_open_questions
+            )));
+        }
+        self.asks.take(user).map_err(|wait| Error::TooFast {
+            why: format!(
+                "asking too fast: at most {} asks at once, then {} a minute, per user \
+                 (--ask-burst, --asks-per-minute)",
+                limits.burst, limits.per_minute
+            ),
+            // Whole seconds, rounded up: never told to come back too early.
+            retry_after: Duration::from_secs(wait.as_secs() + u64::from(wait.subsec_nanos() > 0)),
         })
     }
 }

@@ -12,6 +12,7 @@ mod agent_task;
 mod alike;
 mod answer_link;
 mod ask;
+mod ask_limit;
 mod chat_answer;
 mod close;
 mod deliver;
@@ -36,6 +37,7 @@ pub use agent_task::{TaskLook, TaskState};
 pub use alike::MAX_ALIKE;
 pub use answer_link::{LINK_PATH, LINK_PREFIX, LinkPage, LinkState, client_of};
 pub use ask::Created;
+pub use ask_limit::{ASK_BURST, ASKS_PER_MINUTE, AskLimits, MAX_OPEN_QUESTIONS};
 pub use error::{Error, Result};
 pub use expiry::{EXPIRY_EVERY, LONGEST, expires_in};
 pub use expiry_sweep::GIVE_UP_AFTER;
@@ -69,6 +71,8 @@ pub struct Lifecycle {
     notifications: Notifications,
     /// Long waits held, per user and in total (issue 26).
     waits: Arc<Places>,
+    /// What each user may ask (issue 45 item 7-P4).
+    asks: Arc<ask_limit::AskRate>,
 }
 
 /// What a refused wait is told.
@@ -117,6 +121,7 @@ impl Lifecycle {
             question_ttl: None,
             notifications: Notifications::default(),
             waits: waits(2 * crate::quota::MAX_OPEN_SESSIONS),
+            asks: Arc::new(ask_limit::AskRate::new(AskLimits::default())),
         }
     }
 
@@ -125,6 +130,13 @@ impl Lifecycle {
     #[must_use]
     pub fn with_waits_per_user(mut self, per_user: usize) -> Self {
         self.waits = waits(per_user);
+        self
+    }
+
+    /// The same service, bounding what each user asks by `limits`.
+    #[must_use]
+    pub fn with_ask_limits(mut self, limits: AskLimits) -> Self {
+        self.asks = Arc::new(ask_limit::AskRate::new(limits));
         self
     }
 
