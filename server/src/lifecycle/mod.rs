@@ -41,7 +41,9 @@ pub use ask_limit::{ASK_BURST, ASKS_PER_MINUTE, AskLimits, MAX_OPEN_QUESTIONS};
 pub use error::{Error, Result};
 pub use expiry::{EXPIRY_EVERY, LONGEST, expires_in};
 pub use expiry_sweep::GIVE_UP_AFTER;
-pub use notify::{FIRST_RETRY, NOTIFY_FOR, Notifications, PER_TARGET, ntfy, slack, telegram};
+pub use notify::{
+    FIRST_RETRY, NOTIFY_FOR, Notifications, PER_OWNER, PER_TARGET, ntfy, slack, telegram,
+};
 pub use provenance::Via;
 pub use reconcile::{ORPHAN_AFTER, SWEEP_EVERY};
 pub use wait::WaitOutcome;
