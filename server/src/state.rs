@@ -322,7 +322,8 @@ impl AppState {
         )
         .with_question_ttl(config.question_ttl)
         .with_waits_per_user(config.max_open_sessions().saturating_mul(2))
-        .with_ask_limits(config.ask_limits)
+        // Without auth every session is the one trusted user's.
+        .with_ask_limits(config.auth.then_some(config.ask_limits))
         .with_notifications(notifications);
         let reconciled = if shared {
             // Other replicas may be delivering their claims right now: only

@@ -73,8 +73,9 @@ pub struct Lifecycle {
     notifications: Notifications,
     /// Long waits held, per user and in total (issue 26).
     waits: Arc<Places>,
-    /// What each user may ask (issue 45 item 7-P4).
-    asks: Arc<ask_limit::AskRate>,
+    /// What each user may ask (issue 45 item 7-P4); `None`: not bounded
+    /// (without auth).
+    asks: Option<Arc<ask_limit::AskRate>>,
 }
 
 /// What a refused wait is told.
@@ -123,7 +124,7 @@ impl Lifecycle {
             question_ttl: None,
             notifications: Notifications::default(),
             waits: waits(2 * crate::quota::MAX_OPEN_SESSIONS),
-            asks: Arc::new(ask_limit::AskRate::new(AskLimits::default())),
+            asks: None,
         }
     }
 
@@ -135,10 +136,11 @@ impl Lifecycle {
         self
     }
 
-    /// The same service, bounding what each user asks by `limits`.
+    /// The same service, bounding what each user asks by `limits`
+    /// (under auth), or not at all (`None`).
     #[must_use]
-    pub fn with_ask_limits(mut self, limits: AskLimits) -> Self {
-        self.asks = Arc::new(ask_limit::AskRate::new(limits));
+    pub fn with_ask_limits(mut self, limits: Option<AskLimits>) -> Self {
+        self.asks = limits.map(|l| Arc::new(ask_limit::AskRate::new(l)));
         self
     }
 
