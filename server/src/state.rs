@@ -57,6 +57,10 @@ pub struct Config {
     /// (`--max-open-sessions`); [`crate::quota::MAX_OPEN_SESSIONS`] when unset. Long
     /// waits per user are bounded at twice this.
     pub max_open_sessions: Option<usize>,
+    /// What one user (with their agents) may ask under auth: open
+    /// questions and asks at once and per minute (`--max-open-questions`,
+    /// `--ask-burst`, `--asks-per-minute`).
+    pub ask_limits: crate::lifecycle::AskLimits,
     /// Event sockets one user (with their agents) may hold open; 64 when
     /// unset.
     pub ws_per_user: Option<usize>,
@@ -318,6 +322,8 @@ impl AppState {
         )
         .with_question_ttl(config.question_ttl)
         .with_waits_per_user(config.max_open_sessions().saturating_mul(2))
+        // Without auth every session is the one trusted user's.
+        .with_ask_limits(config.auth.then_some(config.ask_limits))
         .with_notifications(notifications);
         let reconciled = if shared {
             // Other replicas may be delivering their claims right now: only

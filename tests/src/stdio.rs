@@ -44,12 +44,37 @@ impl StdioAgent {
     /// # Panics
     /// When the process cannot start or the handshake fails.
     pub async fn start(binary: &str, server: &str, token: Option<&str>, dir: &Path) -> Self {
+        Self::spawn(binary, server, token, dir, None).await
+    }
+
+    /// [`StdioAgent::start`] with `CLARIFY_WORKSPACE` set to `workspace`.
+    ///
+    /// # Panics
+    /// As [`StdioAgent::start`].
+    pub async fn start_in(
+        binary: &str,
+        server: &str,
+        token: Option<&str>,
+        dir: &Path,
+        workspace: &str,
+    ) -> Self {
+        Self::spawn(binary, server, token, dir, Some(workspace)).await
+    }
+
+    async fn spawn(
+        binary: &str,
+        server: &str,
+        token: Option<&str>,
+        dir: &Path,
+        workspace: Option<&str>,
+    ) -> Self {
         let mut command = Command::new(binary);
         command
             .args(["mcp", "--server", server, "--progress-every", "1"])
             .current_dir(dir)
             .env_remove("CLARIFY_TOKEN")
             .env_remove("CLARIFY_SERVER")
+            .env_remove("CLARIFY_WORKSPACE")
             .env("RUST_LOG", "warn")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -57,6 +82,9 @@ impl StdioAgent {
             .kill_on_drop(true);
         if let Some(token) = token {
             command.env("CLARIFY_TOKEN", token);
+        }
+        if let Some(workspace) = workspace {
+            command.env("CLARIFY_WORKSPACE", workspace);
         }
         let mut child = command.spawn().expect("start clarify mcp");
         let stdout = child.stdout.take().expect("stdout");

@@ -453,3 +453,77 @@ async fn the_attempts_log_keeps_a_hundred_and_counts_the_rest() {
     assert_eq!(log["more"], 5, "{}", log["more"]);
     server.stop().await;
 }
+
+/// Issue 45 item 7-P5: workspaces' notices shared one pool of 64 sends, so
+/// 32 never-answering webhooks of one owner (two sends each) delayed every
+/// other owner's notices by up to 10 s. Now each owner sends within a
+/// share: Bob's notice arrives promptly while Alice's still hang.
+#[tokio::test]
+async fn one_owners_hanging_webhooks_delay_no_other_owners_notices() {
+    let server = TestServer::start_with(Config {
+        auth: true,
+        allowed_webhook_networks: vec!["127.0.0.0/8".parse().unwrap()],
+        ask_limits: notify::AskLimits {
+            burst: 1000,
+            ..notify::AskLimits::default()
+        },
+        ..Config::default()
+    })
+    .await;
+    let slow = Receiver::start().await;
+    let alice = server.token("alice").await;
+    let owner = server.as_token(&alice);
+    for n in 0..32 {
+        let (_, workspace) = owner
+            .post("/workspaces", &json!({"name": format!("w{n}")}))
+            .await;
+        let workspace = workspace["id"].as_str().unwrap().to_owned();
+        let hook = json!({"webhook_url": format!("{}?w={n}", slow.hanging_url())});
+        let (status, body) = owner
+            .put(&format!("/workspaces/{workspace}/notify"), &hook)
+            .await;
+        assert_eq!(status, 200, "{body}");
+        let (_, session, agent) = owner.session_in(&workspace, None).await;
+        for prompt in ["One?", "Two?"] {
+            let question = json!([{"prompt": prompt, "options": [{"label": "a"}, {"label": "b"}]}]);
+            server.as_token(&agent).ask(&session, question).await;
+        }
+    }
+    until(
+        Duration::from_secs(5),
+        "alice's webhooks got their share",
+        || slow.hanging_count() >= notify::PER_OWNER,
+    )
+    .await;
+
+    let sink = NoticeSink::start(0).await;
+    let bob = server.token("bob").await;
+    let (_, workspace) = server
+        .as_token(&bob)
+        .post("/workspaces", &json!({"name": "bob's"}))
+        .await;
+    let workspace = workspace["id"].as_str().unwrap().to_owned();
+    let (status, body) = server
+        .as_token(&bob)
+        .put(
+            &format!("/workspaces/{workspace}/notify"),
+            &json!({"webhook_url": sink.url()}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let (_, session, agent) = server.as_token(&bob).session_in(&workspace, None).await;
+    let asked = Instant::now();
+    let pending = server.as_token(&agent).ask(&session, questions(None)).await;
+    sink.wait_until(Duration::from_secs(1), |all| {
+        all.iter()
+            .any(|d| d.accepted && d.key == format!("{pending}:waiting"))
+    })
+    .await;
+    let took = asked.elapsed();
+    assert_eq!(
+        slow.hanging_count(),
+        notify::PER_OWNER,
+        "alice's still hang, within her share ({took:?})"
+    );
+    server.stop().await;
+}

@@ -318,6 +318,64 @@ async fn counting_a_user_s_open_sessions_reads_an_index() {
     server.stop().await;
 }
 
+/// Issue 45 item 7-P4: a user's open questions are counted on every new
+/// ask under auth: through their sessions in migration 0014's index on
+/// (created_by, state), then each session's open questions in migration
+/// 0007's partial index, never a table of all sessions or all questions.
+#[tokio::test]
+async fn counting_a_user_s_open_questions_reads_indexes() {
+    let server = TestServer::start().await;
+    clarify_tests::insert_task(server.db(), "t").await;
+    server
+        .db()
+        .write(async |c| {
+            for insert in [
+                "INSERT INTO task_sessions (id, task_id, state, agent_token_hash, created_by, \
+                     created_at, updated_at) \
+                 SELECT 's' || i, 't', CASE WHEN i % 10 = 0 THEN 'WAITING_FOR_INPUT' \
+                     ELSE 'COMPLETED' END, 'h' || i, 'u' || (i % 400), i, i FROM n",
+                "INSERT INTO task_session_turns (id, task_session_id, started_at, created_at) \
+                 SELECT 'turn' || i, 's' || i, i, i FROM n",
+                "INSERT INTO task_session_messages (id, task_session_id, turn_id, type, \
+                     metadata, created_at, updated_at) \
+                 SELECT 'm' || i, 's' || i, 'turn' || i, 'clarification_request', \
+                     '{\"pending_id\": \"p' || i || '\", \"question_id\": \"q1\", \
+                       \"status\": \"' || CASE WHEN i % 10 = 0 THEN 'pending' \
+                       ELSE 'answered' END || '\"}', i, i FROM n",
+            ] {
+                let sql = format!(
+                    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n \
+                     WHERE i < 20000) {insert}"
+                );
+                sqlx::query(sqlx::AssertSqlSafe(sql))
+                    .execute(&mut *c)
+                    .await?;
+            }
+            Ok::<_, sqlx::Error>(())
+        })
+        .await
+        .unwrap();
+    analyze(&server).await;
+    let sql = clarify_server::db::sessions::open_questions_sql();
+    let steps = plan(&server, &sql, &[Param::Text]).await;
+    for index in [
+        "task_sessions_created_by",
+        "task_session_messages_open_by_session",
+    ] {
+        assert!(
+            steps.iter().any(|s| s.contains(index)),
+            "{index}: {steps:#?}"
+        );
+    }
+    assert!(
+        !steps
+            .iter()
+            .any(|s| s.contains("Seq Scan") || s.trim_start().starts_with("SCAN")),
+        "no table walked: {steps:#?}"
+    );
+    server.stop().await;
+}
+
 /// Statistics for the planners, as a long-lived database has them.
 async fn analyze(server: &TestServer) {
     server

@@ -237,3 +237,158 @@ async fn a_user_s_browser_logins_are_bounded_and_the_oldest_is_logged_out() {
     assert_eq!(kept, 32);
     server.stop().await;
 }
+
+/// A raw ask of `prompt` (with `questions` questions) on `session` as
+/// `agent`: its status, `Retry-After` and body.
+async fn ask_raw(
+    server: &TestServer,
+    agent: &str,
+    session: &str,
+    prompt: &str,
+    questions: usize,
+) -> (u16, Option<String>, Value) {
+    let one = json!({"prompt": prompt, "options": [{"label": "a"}, {"label": "b"}]});
+    let body = json!({"session_id": session, "questions": vec![one; questions]});
+    let response = server
+        .client()
+        .post(server.url("/api/v1/clarification/request"))
+        .bearer_auth(agent)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let retry = response
+        .headers()
+        .get("retry-after")
+        .map(|v| v.to_str().unwrap().to_owned());
+    (status, retry, response.json().await.unwrap())
+}
+
+fn limited(max_open_questions: u32, burst: u32, per_minute: u32) -> Config {
+    Config {
+        auth: true,
+        ask_limits: clarify_server::lifecycle::AskLimits {
+            max_open_questions,
+            burst,
+            per_minute,
+        },
+        ..Config::default()
+    }
+}
+
+/// Issue 45 item 7-P4: one agent token stored 60 asks in 5 s with no 429.
+/// With the defaults, a burst of 30 passes (a normal user is not
+/// bothered), then the asks of that user, whichever of their agents asks,
+/// are paced: 429 with `Retry-After`, naming the flags; another user asks
+/// as ever, and an identical ask again (which makes nothing) is answered.
+#[tokio::test]
+async fn a_user_s_asks_are_paced_after_a_burst_and_others_still_ask() {
+    let server = TestServer::start_with_auth().await;
+    let alice = server.token("alice").await;
+    let mut agents = Vec::new();
+    for _ in 0..3 {
+        let (_, session, agent) = session_of(&server, &alice).await;
+        agents.push((session, agent));
+    }
+    let started = std::time::Instant::now();
+    let mut accepted = 0;
+    let refused = loop {
+        let (session, agent) = &agents[accepted % agents.len()];
+        let (status, retry, body) =
+            ask_raw(&server, agent, session, &format!("Q{accepted}?"), 1).await;
+        match status {
+            200 | 201 => accepted += 1,
+            429 => break (retry, body),
+            other => panic!("{other}: {body}"),
+        }
+        assert!(accepted <= 60, "60 asks and never paced");
+    };
+    let refill = started.elapsed().as_secs_f64() * 2.0;
+    assert!(accepted >= 30, "the burst passes: {accepted}");
+    assert!(
+        f64::from(u32::try_from(accepted).unwrap()) <= 30.0 + refill + 1.0,
+        "{accepted}"
+    );
+    let (retry, body) = refused;
+    assert_eq!(retry.as_deref(), Some("1"), "{body}");
+    let error = body["error"].as_str().unwrap();
+    assert!(
+        error.contains("--ask-burst") && error.contains("retry in 1 s"),
+        "{error}"
+    );
+    // The same question again makes nothing, and is answered.
+    let (session, agent) = &agents[0];
+    let (status, _, again) = ask_raw(&server, agent, session, "Q0?", 1).await;
+    assert_eq!(status, 200, "{again}");
+    let bob = server.token("bob").await;
+    let (_, session, agent) = session_of(&server, &bob).await;
+    let (status, _, body) = ask_raw(&server, &agent, &session, "Bob's?", 1).await;
+    assert_eq!(status, 201, "{body}");
+    server.stop().await;
+}
+
+/// Issue 45 item 7-P4: the questions a user keeps open are bounded
+/// (`--max-open-questions`, counted from the database across all their
+/// sessions); an answer frees room, and other users are not affected.
+#[tokio::test]
+async fn a_user_s_open_questions_are_bounded_and_an_answer_frees_room() {
+    let server = TestServer::start_with(limited(5, 100, 6000)).await;
+    let alice = server.token("alice").await;
+    let (_, one, agent_one) = session_of(&server, &alice).await;
+    let (_, two, agent_two) = session_of(&server, &alice).await;
+    let (status, _, first) = ask_raw(&server, &agent_one, &one, "First?", 2).await;
+    assert_eq!(status, 201, "{first}");
+    let (status, _, body) = ask_raw(&server, &agent_two, &two, "Second?", 2).await;
+    assert_eq!(status, 201, "{body}");
+    let (status, retry, body) = ask_raw(&server, &agent_two, &two, "Third?", 2).await;
+    assert_eq!((status, retry.as_deref()), (429, Some("30")), "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("--max-open-questions"),
+        "{body}"
+    );
+    let bob = server.token("bob").await;
+    let (_, session, agent) = session_of(&server, &bob).await;
+    let (status, _, body) = ask_raw(&server, &agent, &session, "Bob's?", 4).await;
+    assert_eq!(status, 201, "{body}");
+    let (status, _) = server
+        .as_token(&alice)
+        .respond(
+            first["pending_id"].as_str().unwrap(),
+            &json!({"rejected": true}),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let (status, _, body) = ask_raw(&server, &agent_two, &two, "Third?", 2).await;
+    assert_eq!(status, 201, "room again: {body}");
+    server.stop().await;
+}
+
+/// Issue 45 item 7-P4 over MCP: `/mcp/agent`'s ask gets the same bound as
+/// a tool error saying when to retry, as its other quota refusals are.
+#[tokio::test]
+async fn an_mcp_ask_beyond_the_pace_is_a_tool_error_saying_when_to_retry() {
+    let server = TestServer::start_with(limited(400, 1, 1)).await;
+    let alice = server.token("alice").await;
+    let (_, session, agent) = session_of(&server, &alice).await;
+    let (status, _, body) = ask_raw(&server, &agent, &session, "Over REST?", 1).await;
+    assert_eq!(status, 201, "{body}");
+    let client = clarify_tests::mcp::connect(&server, "/mcp/agent", Some(&agent)).await;
+    let args = json!({"questions": [{"prompt": "Over MCP?", "options": [{"label": "a"}, {"label": "b"}]}]});
+    let result = tokio::time::timeout(
+        PROMPTLY,
+        clarify_tests::mcp::call(&client, "ask_user_question_kandev", &args),
+    )
+    .await
+    .expect("refused at once, not blocked");
+    let text = clarify_tests::mcp::err(&result);
+    assert!(
+        text.contains("asking too fast") && text.contains("retry in"),
+        "{text}"
+    );
+    let _ = client.cancel().await;
+    server.stop().await;
+}

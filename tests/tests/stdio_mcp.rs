@@ -362,8 +362,113 @@ async fn post_tasks_with_a_project_finds_the_callers_task_again_one_per_user() {
         body["error"].as_str().unwrap().starts_with("project"),
         "{body}"
     );
+    // Alice's two, not Bob's project task (issue 45 item 3: it is in his
+    // personal workspace).
     let (_, tasks) = server.as_token(&alice).get("/tasks").await;
-    assert_eq!(tasks["tasks"].as_array().unwrap().len(), 3, "{tasks}");
+    assert_eq!(tasks["tasks"].as_array().unwrap().len(), 2, "{tasks}");
+}
+
+/// Issue 45 item 3: under --auth, alice's `clarify mcp` asks on a task in
+/// her personal workspace, so bob neither lists nor answers its questions
+/// (L1c, A3: 404), and alice does; with `--workspace` it asks where told.
+#[tokio::test]
+async fn under_auth_a_stdio_agents_questions_are_seen_and_answered_by_its_user_alone() {
+    let server = TestServer::start_with_auth().await;
+    let (alice, bob) = (server.token("alice").await, server.token("bob").await);
+    let dir = repository("shop", "main");
+    let agent = StdioAgent::start(BINARY, &server.url(""), Some(&alice), &dir).await;
+    let ask = spawn_ask(&agent, question("Whose?"));
+    let bundle = waiting_as(&server.as_token(&alice), "Whose?").await;
+    let id = bundle["pending_id"].as_str().unwrap().to_owned();
+    let (status, page) = server.as_token(&bob).get("/pending").await;
+    assert_eq!((status, &page["bundles"]), (200, &json!([])), "{page}");
+    let (status, body) = server
+        .as_token(&bob)
+        .respond(&id, &json!({"rejected": true}))
+        .await;
+    assert_eq!(status, 404, "bob may not answer it: {body}");
+    let task_id = bundle["task_id"].as_str().unwrap();
+    let (status, _) = server
+        .as_token(&bob)
+        .get(&format!("/tasks/{task_id}"))
+        .await;
+    assert_eq!(status, 404, "nor see its task");
+    // The task is in alice's personal workspace, which only she lists.
+    let (_, task) = server
+        .as_token(&alice)
+        .get(&format!("/tasks/{task_id}"))
+        .await;
+    let (_, mine) = server.as_token(&alice).get("/workspaces").await;
+    let personal = mine["workspaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["id"] == task["workspace_id"])
+        .unwrap_or_else(|| panic!("{task} {mine}"));
+    assert_eq!(personal["name"], "Personal");
+    let (_, bobs) = server.as_token(&bob).get("/workspaces").await;
+    assert_eq!(bobs["workspaces"], json!([]), "{bobs}");
+
+    let answer = json!({"answers": [{"question_id": "q1", "selected_options": ["q1_opt2"]}]});
+    let (status, won) = server.as_token(&alice).respond(&id, &answer).await;
+    assert_eq!((status, &won["claimed"]), (200, &json!(true)), "{won}");
+    let out = ok(&ask.await.unwrap());
+    assert_eq!(out["answers"]["q1"]["selected_labels"], json!(["SQLite"]));
+    assert!(agent.close().await);
+
+    // `--workspace` (CLARIFY_WORKSPACE) names where the task goes instead.
+    let (_, team) = server
+        .as_token(&alice)
+        .post("/workspaces", &json!({"name": "team"}))
+        .await;
+    let team = team["id"].as_str().unwrap().to_owned();
+    let agent = StdioAgent::start_in(BINARY, &server.url(""), Some(&alice), &dir, &team).await;
+    let ask = spawn_ask(&agent, question("Where?"));
+    let bundle = waiting_as(&server.as_token(&alice), "Where?").await;
+    let (_, task) = server
+        .as_token(&alice)
+        .get(&format!("/tasks/{}", bundle["task_id"].as_str().unwrap()))
+        .await;
+    assert_eq!(task["workspace_id"], team.as_str(), "{task}");
+    let id = bundle["pending_id"].as_str().unwrap();
+    server
+        .as_token(&alice)
+        .respond(id, &json!({"rejected": true}))
+        .await;
+    assert_eq!(ok(&ask.await.unwrap())["rejected"], true);
+    assert!(agent.close().await);
+}
+
+/// Issue 45 item 3: racing first project tasks of one user under auth
+/// make one personal workspace, and each project one task in it.
+#[tokio::test]
+async fn racing_first_uses_under_auth_make_one_personal_workspace() {
+    let server = TestServer::start_with_auth().await;
+    let alice = server.token("alice").await;
+    let api = server.as_token(&alice);
+    let calls = (0..8).map(|i| {
+        let new = json!({"title": "race", "project": format!("race-{}", i % 4)});
+        let api = &api;
+        async move { api.post("/tasks", &new).await }
+    });
+    let replies = futures_util::future::join_all(calls).await;
+    let workspaces: std::collections::BTreeSet<_> = replies
+        .iter()
+        .map(|(status, task)| {
+            assert!(matches!(status, 200 | 201), "{task}");
+            task["workspace_id"].to_string()
+        })
+        .collect();
+    assert_eq!(workspaces.len(), 1, "{replies:?}");
+    let tasks: std::collections::BTreeSet<_> =
+        replies.iter().map(|(_, t)| t["id"].to_string()).collect();
+    assert_eq!(tasks.len(), 4, "one task per project");
+    let (_, listed) = api.get("/workspaces").await;
+    assert_eq!(
+        listed["workspaces"].as_array().unwrap().len(),
+        1,
+        "{listed}"
+    );
 }
 
 #[tokio::test]

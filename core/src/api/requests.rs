@@ -71,7 +71,9 @@ pub struct NewTask {
     /// The project it belongs to (`clarify mcp` sends the repository's
     /// name): when given, the caller's task of that project in that
     /// workspace is answered (200) if there is one, instead of a new one
-    /// (201).
+    /// (201). Under auth, a project task named without a workspace goes
+    /// to the caller's personal workspace (made on first use), which no
+    /// one else sees.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(max_length = 500))]
     pub project: Option<String>,

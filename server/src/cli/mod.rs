@@ -153,6 +153,28 @@ pub struct ServeArgs {
           default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_open_sessions: u64,
 
+    /// Questions one user (with their agents) may keep open (unanswered)
+    /// under `--auth`; beyond, an ask is refused (429).
+    #[arg(long, value_name = "N", env = "CLARIFY_MAX_OPEN_QUESTIONS",
+          default_value_t = crate::lifecycle::MAX_OPEN_QUESTIONS,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_open_questions: u32,
+
+    /// New asks one user (with their agents) may make at once under
+    /// `--auth`, before `--asks-per-minute` paces them (429 with
+    /// `Retry-After` beyond).
+    #[arg(long, value_name = "N", env = "CLARIFY_ASK_BURST",
+          default_value_t = crate::lifecycle::ASK_BURST,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub ask_burst: u32,
+
+    /// New asks per minute one user (with their agents) may make under
+    /// `--auth` once their burst is spent.
+    #[arg(long, value_name = "N", env = "CLARIFY_ASKS_PER_MINUTE",
+          default_value_t = crate::lifecycle::ASKS_PER_MINUTE,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub asks_per_minute: u32,
+
     /// A program that a session's resume command may start, by its full
     /// path (repeat the flag, or separate with commas in the variable).
     /// None by default: whoever creates a session names its command, so

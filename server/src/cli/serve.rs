@@ -61,6 +61,11 @@ pub(super) async fn serve(args: ServeArgs) -> Result<(), String> {
         ws_per_user: None,
         mcp_sessions_per_user: None,
         max_open_sessions: usize::try_from(args.max_open_sessions).ok(),
+        ask_limits: crate::lifecycle::AskLimits {
+            max_open_questions: args.max_open_questions,
+            burst: args.ask_burst,
+            per_minute: args.asks_per_minute,
+        },
         ws_total: None,
         max_connections: args.max_connections.and_then(|n| usize::try_from(n).ok()),
         question_ttl: args.question_ttl,

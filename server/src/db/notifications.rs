@@ -106,6 +106,10 @@ pub struct Outgoing {
     pub next_at: i64,
     /// After this, no more attempts.
     pub deadline: i64,
+    /// Whose workspace the bundle is in (`""`: unowned, or none), read
+    /// with the row and never stored: workspaces' webhooks get a share of
+    /// the sends each owner (issue 45 item 7-P5).
+    pub owner_id: String,
 }
 
 super::row::from_row!(Outgoing {
@@ -117,7 +121,8 @@ super::row::from_row!(Outgoing {
     body,
     attempts,
     next_at,
-    deadline
+    deadline,
+    owner_id
 });
 
 /// Queues `row` (its `attempts` and `next_at` as given); `false` when the
@@ -197,9 +202,13 @@ pub async fn due_for(
 /// migration 0012's index of each target's queued rows answers it).
 #[must_use]
 pub fn due_for_sql() -> String {
-    "SELECT id, target, event_key, pending_id, event, body, attempts, next_at, deadline \
-     FROM notification_outbox WHERE state = 'queued' AND target = $1 AND next_at <= $2 \
-     ORDER BY next_at LIMIT $3"
+    "SELECT o.id, o.target, o.event_key, o.pending_id, o.event, o.body, o.attempts, \
+     o.next_at, o.deadline, COALESCE((SELECT w.owner_id FROM task_session_messages m \
+         JOIN task_sessions s ON s.id = m.task_session_id \
+         JOIN tasks t ON t.id = s.task_id JOIN workspaces w ON w.id = t.workspace_id \
+         WHERE m.pending_id = o.pending_id LIMIT 1), '') AS owner_id \
+     FROM notification_outbox o WHERE o.state = 'queued' AND o.target = $1 AND o.next_at <= $2 \
+     ORDER BY o.next_at LIMIT $3"
         .to_owned()
 }
 

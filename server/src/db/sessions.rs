@@ -152,6 +152,33 @@ pub fn open_count_sql() -> String {
     )
 }
 
+/// How many questions are open (active, D4) in the sessions `created_by`
+/// created that have not ended (issue 45 item 7-P4): the user's sessions
+/// through `task_sessions_created_by`, each one's open questions through
+/// its partial index, never a session's history.
+///
+/// # Errors
+/// Database errors.
+pub async fn open_questions(db: impl AnyExecutor<'_>, created_by: &str) -> sqlx::Result<i64> {
+    let (count,): (i64,) = sqlx::query_as(super::sql(open_questions_sql()))
+        .bind(created_by)
+        .fetch_one(db)
+        .await?;
+    Ok(count)
+}
+
+/// The query of [`open_questions`] (`$1` the user).
+#[must_use]
+pub fn open_questions_sql() -> String {
+    format!(
+        "SELECT COUNT(*) FROM task_sessions us \
+         JOIN task_session_messages m ON m.task_session_id = us.id \
+         WHERE us.created_by = $1 AND us.state NOT IN {} AND {}",
+        terminal_states_sql(),
+        super::clarification::active("m")
+    )
+}
+
 /// One session.
 ///
 /// # Errors

@@ -50,6 +50,38 @@ pub async fn insert(db: &mut AnyConnection, workspace: &Workspace) -> sqlx::Resu
     Ok(())
 }
 
+/// The id of `user`'s personal workspace (issue 45 item 3): fixed by the
+/// user, so the workspace is found again without a lookup table and two
+/// first uses racing insert the same row.
+#[must_use]
+pub fn personal_id(user: &str) -> String {
+    format!("personal-{user}")
+}
+
+/// `user`'s personal workspace, made unless it is there: where their
+/// `clarify mcp` project tasks go under auth, seen by no one else. Racing
+/// callers make one (the insert yields on the key); returns its id.
+///
+/// # Errors
+/// Database errors.
+pub async fn ensure_personal(db: &mut AnyConnection, user: &str, now: i64) -> sqlx::Result<String> {
+    let id = personal_id(user);
+    sqlx::query(
+        "INSERT INTO workspaces (id, name, owner_id, created_at) VALUES ($1, $2, $3, $4) \
+         ON CONFLICT DO NOTHING",
+    )
+    .bind(&id)
+    .bind(PERSONAL_NAME)
+    .bind(user)
+    .bind(now)
+    .execute(db)
+    .await?;
+    Ok(id)
+}
+
+/// What a personal workspace is called.
+pub const PERSONAL_NAME: &str = "Personal";
+
 /// The workspaces `user` may see (all for `None`): unowned or theirs.
 ///
 /// # Errors

@@ -26,6 +26,7 @@ use crate::state::AppState;
     responses(
         (status = 201, description = "Asked", body = api::Asked),
         (status = 200, description = "An identical active request already existed", body = api::Asked),
+        (status = 429, description = "Under auth, the session's user (with their agents) keeps as many open questions as they may (`--max-open-questions`), or asks faster than they may (`--ask-burst`, `--asks-per-minute`); `Retry-After` says when to try again", body = ErrorBody),
     )
 )]
 pub async fn create(

@@ -45,6 +45,10 @@ pub enum Error {
     /// The caller holds as many of something as it may (429).
     #[error("{0}")]
     TooMany(String),
+    /// The caller asks faster than it may (429, `Retry-After` the seconds
+    /// given).
+    #[error("{0}")]
+    TooFast(String, u64),
     /// A long wait ended without an answer (504, A5a).
     #[error("no answer yet; wait again")]
     WaitTimeout,
@@ -72,7 +76,7 @@ impl Error {
             Self::Conflict(_) => StatusCode::CONFLICT,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            Self::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
+            Self::TooMany(_) | Self::TooFast(..) => StatusCode::TOO_MANY_REQUESTS,
             Self::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Self::WaitTimeout => StatusCode::GATEWAY_TIMEOUT,
             Self::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
@@ -107,6 +111,9 @@ impl From<domain::Error> for Error {
             domain::Error::Conflict(why) => Self::Conflict(why),
             domain::Error::Undelivered => Self::Undelivered,
             domain::Error::TooMany(why) => Self::TooMany(why),
+            error @ domain::Error::TooFast { retry_after, .. } => {
+                Self::TooFast(error.to_string(), retry_after.as_secs().max(1))
+            }
             domain::Error::Database(cause) => Self::internal(cause),
         }
     }
@@ -126,6 +133,12 @@ impl IntoResponse for Error {
             response.headers_mut().insert(
                 axum::http::header::RETRY_AFTER,
                 axum::http::HeaderValue::from_static("30"),
+            );
+        }
+        if let Self::TooFast(_, seconds) = &self {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from(*seconds),
             );
         }
         if matches!(self, Self::Unauthorized | Self::BadCredentials(_)) {

@@ -118,6 +118,8 @@ impl Lifecycle {
         let spec = validate_new_bundle(new).map_err(|e| Error::Invalid(e.to_string()))?;
         let now = now_micros();
         let expires_at = self.expires_at(now, expires_in);
+        // Read outside the write: SQLite's one writer never waits on it.
+        let open = self.open_questions(session_id).await?;
         let mut tx = self.db.begin_write().await?;
         let session = sessions::lock(&mut tx, self.db.backend(), session_id).await?;
         // A refusal read from the writer may rest on a unit of the same
@@ -149,6 +151,10 @@ impl Lifecycle {
         let (pending_id, added) = match existing {
             Some(existing) => (existing, Vec::new()),
             None => {
+                if let Some(Err(refused)) = open.map(|o| self.may_ask(&o, spec.questions.len())) {
+                    tx.rollback().await?;
+                    return Err(refused);
+                }
                 let added =
                     insert_bundle(&mut tx, &session, &spec, &pending_id, now, expires_at).await?;
                 sessions::transition(
@@ -181,6 +187,64 @@ impl Lifecycle {
         Ok(Created {
             pending_id: pending_id.into(),
             created,
+        })
+    }
+}
+
+/// A user and how many questions they have open.
+struct Open {
+    user: String,
+    questions: i64,
+}
+
+impl Lifecycle {
+    /// Under auth, the session's user and their open questions (issue 45
+    /// item 7-P4), read before the ask's write: asks racing it can pass
+    /// the bound together by as many as they are, which the user's pace
+    /// bounds. `None` without auth, or for a session made without it.
+    async fn open_questions(&self, session_id: &str) -> Result<Option<Open>> {
+        if self.asks.is_none() {
+            return Ok(None);
+        }
+        let pool = self.db.pool();
+        let Some(session) = sessions::get(pool, session_id).await? else {
+            return Ok(None);
+        };
+        if session.created_by.is_empty() {
+            return Ok(None);
+        }
+        let questions = sessions::open_questions(pool, &session.created_by).await?;
+        Ok(Some(Open {
+            user: session.created_by,
+            questions,
+        }))
+    }
+
+    /// Whether `open`'s user (with their agents) may ask `questions` more
+    /// now: within the open bound, then one ask from the user's bucket.
+    /// Asked only for a new bundle: an identical ask again makes nothing
+    /// and is never refused.
+    fn may_ask(&self, open: &Open, questions: usize) -> Result<()> {
+        let Some(asks) = &self.asks else {
+            return Ok(());
+        };
+        let limits = asks.limits();
+        let asked = i64::try_from(questions).unwrap_or(i64::MAX);
+        if open.questions.saturating_add(asked) > i64::from(limits.max_open_questions) {
+            return Err(Error::TooMany(format!(
+                "too many open questions: at most {} per user (--max-open-questions); \
+                 wait for answers, or cancel some first",
+                limits.max_open_questions
+            )));
+        }
+        asks.take(&open.user).map_err(|wait| Error::TooFast {
+            why: format!(
+                "asking too fast: at most {} asks at once, then {} a minute, per user \
+                 (--ask-burst, --asks-per-minute)",
+                limits.burst, limits.per_minute
+            ),
+            // Whole seconds, rounded up: never told to come back too early.
+            retry_after: Duration::from_secs(wait.as_secs() + u64::from(wait.subsec_nanos() > 0)),
         })
     }
 }

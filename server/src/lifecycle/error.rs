@@ -27,6 +27,15 @@ pub enum Error {
     /// as they may; the message names the limit (issue 26).
     #[error("{0}")]
     TooMany(String),
+    /// The caller (a user, with their agents) asks faster than they may;
+    /// one more ask is allowed after `retry_after` (issue 45 item 7-P4).
+    #[error("{why}; retry in {} s", retry_after.as_secs().max(1))]
+    TooFast {
+        /// The limit, named.
+        why: String,
+        /// When to try again.
+        retry_after: std::time::Duration,
+    },
     /// The database failed; logged by whoever answers, never shown.
     #[error("internal error")]
     Database(#[source] sqlx::Error),

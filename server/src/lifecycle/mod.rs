@@ -12,6 +12,7 @@ mod agent_task;
 mod alike;
 mod answer_link;
 mod ask;
+mod ask_limit;
 mod chat_answer;
 mod close;
 mod deliver;
@@ -35,10 +36,13 @@ pub use agent_task::{TaskLook, TaskState};
 pub use alike::MAX_ALIKE;
 pub use answer_link::{LINK_PATH, LINK_PREFIX, LinkPage, LinkState, client_of};
 pub use ask::Created;
+pub use ask_limit::{ASK_BURST, ASKS_PER_MINUTE, AskLimits, MAX_OPEN_QUESTIONS};
 pub use error::{Error, Result};
 pub use expiry::{EXPIRY_EVERY, LONGEST, expires_in};
 pub use expiry_sweep::GIVE_UP_AFTER;
-pub use notify::{FIRST_RETRY, NOTIFY_FOR, Notifications, PER_TARGET, ntfy, slack, telegram};
+pub use notify::{
+    FIRST_RETRY, NOTIFY_FOR, Notifications, PER_OWNER, PER_TARGET, ntfy, slack, telegram,
+};
 pub use provenance::Via;
 pub use reconcile::{ORPHAN_AFTER, SWEEP_EVERY};
 pub use wait::WaitOutcome;
@@ -68,6 +72,9 @@ pub struct Lifecycle {
     notifications: Notifications,
     /// Long waits held, per user and in total (issue 26).
     waits: Arc<Places>,
+    /// What each user may ask (issue 45 item 7-P4); `None`: not bounded
+    /// (without auth).
+    asks: Option<Arc<ask_limit::AskRate>>,
 }
 
 /// What a refused wait is told.
@@ -116,6 +123,7 @@ impl Lifecycle {
             question_ttl: None,
             notifications: Notifications::default(),
             waits: waits(2 * crate::quota::MAX_OPEN_SESSIONS),
+            asks: None,
         }
     }
 
@@ -124,6 +132,14 @@ impl Lifecycle {
     #[must_use]
     pub fn with_waits_per_user(mut self, per_user: usize) -> Self {
         self.waits = waits(per_user);
+        self
+    }
+
+    /// The same service, bounding what each user asks by `limits`
+    /// (under auth), or not at all (`None`).
+    #[must_use]
+    pub fn with_ask_limits(mut self, limits: Option<AskLimits>) -> Self {
+        self.asks = limits.map(|l| Arc::new(ask_limit::AskRate::new(l)));
         self
     }
 

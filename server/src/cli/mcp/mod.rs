@@ -28,6 +28,11 @@ pub struct McpArgs {
     /// Your personal access token, when the server runs with --auth.
     #[arg(long, env = "CLARIFY_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+    /// The workspace (its id) the project's task is made in. Without it,
+    /// under --auth, the task goes to your personal workspace, which no one
+    /// else sees; without auth, to none (everyone's).
+    #[arg(long, env = "CLARIFY_WORKSPACE")]
+    pub workspace: Option<String>,
     /// Seconds between progress notifications while a question waits.
     #[arg(long, default_value_t = 10, hide = true,
           value_parser = clap::value_parser!(u64).range(1..=120))]
@@ -40,7 +45,7 @@ pub async fn run(args: McpArgs) -> ExitCode {
     let project = project::Project::around(&dir);
     let has_token = args.token.as_deref().is_some_and(|t| !t.trim().is_empty());
     let user = Client::new(&args.server, args.token.filter(|t| !t.trim().is_empty()));
-    let session = Arc::new(AgentSession::new(user, has_token, project));
+    let session = Arc::new(AgentSession::new(user, has_token, project, args.workspace));
     let server = tool::StdioAgent::new(
         Arc::clone(&session),
         Duration::from_secs(args.progress_every),

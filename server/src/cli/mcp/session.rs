@@ -64,16 +64,19 @@ pub struct AgentSession {
     user: Client,
     has_token: bool,
     project: Project,
+    /// `--workspace`: where the project's task is made.
+    workspace: Option<String>,
     open: Mutex<Option<Open>>,
 }
 
 impl AgentSession {
     /// Not made yet: [`AgentSession::open`] makes it.
-    pub fn new(user: Client, has_token: bool, project: Project) -> Self {
+    pub fn new(user: Client, has_token: bool, project: Project, workspace: Option<String>) -> Self {
         Self {
             user,
             has_token,
             project,
+            workspace: workspace.filter(|w| !w.trim().is_empty()),
             open: Mutex::new(None),
         }
     }
@@ -97,6 +100,7 @@ impl AgentSession {
         let new_task = api::NewTask {
             title: self.project.name.clone(),
             project: Some(self.project.name.clone()),
+            workspace_id: self.workspace.clone(),
             ..api::NewTask::default()
         };
         let reply = self.call(self.user.post("/tasks", &new_task)).await?;

@@ -109,6 +109,16 @@ pub async fn create_task(
         Some(name) => Some(required("project", name)?),
     };
     let now = now_micros();
+    // Issue 45 item 3: under auth a project task (what `clarify mcp` asks
+    // on) named without a workspace goes to its user's personal one, since
+    // a task without a workspace is everyone's to see and answer (L1c). A
+    // plain task keeps D5's `''`: its creator chose no workspace on purpose.
+    let personal = match (user, &project) {
+        (Some(user), Some(_)) if workspace_id.is_empty() => Some(user),
+        _ => None,
+    };
+    let workspace_id = personal.map_or_else(|| workspace_id.to_owned(), workspaces::personal_id);
+    let workspace_id = workspace_id.as_str();
     let task = tasks::Task {
         id: new_id(),
         workspace_id: workspace_id.to_owned(),
@@ -139,6 +149,11 @@ pub async fn create_task(
     // row is there already, this task is dropped with the transaction and
     // that one answered.
     let mut tx = state.db().begin_write().await?;
+    if let Some(user) = personal {
+        // Made on first use, in the task's transaction: two first uses
+        // racing make one workspace.
+        workspaces::ensure_personal(&mut tx, user, now).await?;
+    }
     tasks::insert(&mut tx, &task).await?;
     if tasks::claim_project(&mut tx, key, &task.id).await? {
         tx.commit().await?;

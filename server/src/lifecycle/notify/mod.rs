@@ -12,11 +12,13 @@
 
 mod chat;
 pub mod ntfy;
+mod owners;
 mod send;
 pub mod slack;
 mod targets;
 pub mod telegram;
 
+pub use owners::PER_OWNER;
 pub use targets::PER_TARGET;
 
 use std::sync::Arc;
@@ -39,9 +41,6 @@ pub const NOTIFY_FOR: Duration = Duration::from_secs(10 * 60);
 /// The first retry's delay; each next one doubles, up to 60 times this.
 pub const FIRST_RETRY: Duration = Duration::from_secs(2);
 
-/// Sends to workspaces' webhooks in flight on one replica at most.
-const WORKSPACE_SENDS: usize = 64;
-
 /// Where notices go and how they are sent; cheap to clone.
 #[derive(Debug, Clone)]
 pub struct Notifications {
@@ -52,10 +51,11 @@ pub struct Notifications {
     /// Rung when this replica queues something due now, or a retry comes
     /// due, so delivery need not wait for its next look.
     wake: Arc<tokio::sync::Notify>,
-    /// Sends in flight on this replica to workspaces' webhooks at most
-    /// (the operator's own targets are not counted: each workspace could
-    /// fill it, and the operator's notices must still go out).
-    sending: Arc<tokio::sync::Semaphore>,
+    /// Sends in flight on this replica to workspaces' webhooks, a share
+    /// per owner (the operator's own targets are not counted: each
+    /// workspace could fill it, and the operator's notices must still go
+    /// out).
+    sending: owners::Owners,
     /// Each target's sends in flight.
     busy: targets::Targets,
     /// The access token ntfy topics are published with, if any.
@@ -84,7 +84,7 @@ impl Notifications {
             first_retry: first_retry.unwrap_or(FIRST_RETRY),
             webhooks: None,
             wake: Arc::default(),
-            sending: Arc::new(tokio::sync::Semaphore::new(WORKSPACE_SENDS)),
+            sending: owners::Owners::default(),
             busy: targets::Targets::default(),
             ntfy_token: None,
             slack: None,
@@ -236,6 +236,7 @@ fn row(bundle: &Bundle, event: NoticeKind, body: String, next_at: i64, deadline:
         attempts: 0,
         next_at,
         deadline,
+        owner_id: String::new(),
     }
 }
 

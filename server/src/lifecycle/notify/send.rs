@@ -60,8 +60,9 @@ impl Lifecycle {
     /// Claims and starts every due row that its target has room for:
     /// target by target, the longest waiting first, each at most
     /// [`super::PER_TARGET`] at once (issue 26), so a slow target holds
-    /// only its own places. A send that ends rings the wake, and what
-    /// waited for its place goes then.
+    /// only its own places, and a workspace's within its owner's share
+    /// (`owners.rs`), so a slow owner holds only theirs. A send that ends
+    /// rings the wake, and what waited for its place goes then.
     async fn send_due(&self) -> Result<()> {
         let Some(webhooks) = self.notifications.webhooks.clone() else {
             return Ok(());
@@ -87,10 +88,15 @@ impl Lifecycle {
                     let pooled = if operators {
                         None
                     } else {
-                        match notifications.sending.clone().try_acquire_owned() {
-                            Ok(permit) => Some(permit),
-                            // The pool is full: a send that ends rings.
-                            Err(_) => return Ok(()),
+                        match notifications
+                            .sending
+                            .take(&row.owner_id, &notifications.wake)
+                        {
+                            Some(share) => Some(share),
+                            // This owner's share is taken (a send that
+                            // ends rings); the next target may be
+                            // another owner's (issue 45 item 7-P5).
+                            None => break,
                         }
                     };
                     let Some(place) = notifications.busy.take(target, &notifications.wake) else {
