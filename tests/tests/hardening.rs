@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use clarify_server::Config;
 use clarify_tests::TestServer;
+use clarify_tests::mcp::connect;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
@@ -223,5 +224,60 @@ async fn a_burst_of_idle_connections_is_closed_whole() {
     assert_eq!(open, 0, "of {}, still open", closed.len());
     let health = reqwest::get(server.url("/healthz")).await.unwrap();
     assert_eq!(health.status(), 200);
+    server.stop().await;
+}
+
+/// Issue 45 item 6 B1: with `Content-Type: APPLICATION/JSON` a request's
+/// body was not read before it took one of `/mcp/agent`'s 64 turns, so 64
+/// trickling requests from one agent held them all and every other
+/// agent's handshake and calls hung. Now the media type is told in any
+/// case, the body read before a turn is taken, another type refused `415`
+/// unread: the other agent is served at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trickling_requests_cannot_take_every_turn_on_the_agent_surface() {
+    let server = TestServer::start().await;
+    let (_, _, trickler) = server.session(None).await;
+    let addr = addr(&server);
+    let head = format!(
+        "POST /mcp/agent HTTP/1.1\r\nAuthorization: Bearer {trickler}\r\n\
+         Content-Type: APPLICATION/JSON\r\nAccept: application/json, text/event-stream"
+    );
+    let trickling = (0..70).map(|_| {
+        let (addr, head) = (addr.clone(), head.clone());
+        tokio::spawn(async move {
+            let patience = Duration::from_secs(2);
+            half_sent(&addr, &head, 200, b"{\"jsonrpc\"", patience).await
+        })
+    });
+    let trickling = futures_util::future::join_all(trickling).await;
+    let (_, _, other) = server.session(None).await;
+    let served = tokio::time::timeout(Duration::from_secs(5), async {
+        let agent = connect(&server, "/mcp/agent", Some(&other)).await;
+        agent.list_tools(None).await.expect("tools/list")
+    })
+    .await
+    .expect("another agent is served while one trickles");
+    assert_eq!(served.tools.len(), 1, "{served:?}");
+    drop(trickling);
+    // Told in any case, and read: a malformed body is ours to refuse.
+    let url = server.url("/mcp/agent");
+    let post = |kind: &'static str, body: &'static str| {
+        server
+            .client()
+            .post(&url)
+            .bearer_auth(&trickler)
+            .header("content-type", kind)
+            .header("accept", "application/json, text/event-stream")
+            .body(body)
+            .send()
+    };
+    let malformed = post("APPLICATION/JSON; charset=UTF-8", "{").await.unwrap();
+    assert_eq!(malformed.status(), 400);
+    let said: serde_json::Value = malformed.json().await.unwrap();
+    assert_eq!(said["error"]["code"], -32700, "{said}");
+    let plain = post("text/plain", "{}").await.unwrap();
+    assert_eq!(plain.status(), 415);
+    let said: serde_json::Value = plain.json().await.unwrap();
+    assert_eq!(said["error"]["code"], -32600, "{said}");
     server.stop().await;
 }
