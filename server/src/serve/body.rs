@@ -1,7 +1,9 @@
 //! A request's body under a deadline (issue 45 item 6 B2): it must arrive
-//! within the body timeout, plus a second for every [`MIN_RATE`] bytes
-//! that did arrive, so a large body sent at a fair pace is never cut and a
-//! trickle is. Until it has arrived, its connection may be evicted like an
+//! within the body timeout of its first read, plus a second for every
+//! [`MIN_RATE`] bytes that did arrive, so a large body sent at a fair pace
+//! is never cut and a trickle is. The clock starts at the first read, not
+//! with the headers: a client that sent `Expect: 100-continue` sends
+//! nothing before it, however long the handler took to get there. Until it has arrived, its connection may be evicted like an
 //! idle one ([`super::admission`]): a client that sent headers and no body
 //! holds no place a newcomer needs.
 
@@ -43,7 +45,8 @@ pub fn too_slow(error: &(dyn std::error::Error + 'static)) -> bool {
 /// `Incoming`, due by a deadline; its connection evictable until it ends.
 pub(super) struct Arriving {
     inner: Incoming,
-    started: Instant,
+    /// When the body was first read.
+    started: Option<Instant>,
     timeout: Duration,
     received: u64,
     /// Made when the body first keeps a reader waiting: most bodies are in
@@ -64,7 +67,7 @@ impl Arriving {
         };
         Self {
             inner,
-            started: Instant::now(),
+            started: None,
             timeout,
             received: 0,
             sleep: None,
@@ -73,9 +76,9 @@ impl Arriving {
     }
 
     /// When the rest is due: later for every byte that came.
-    fn due(&self) -> Instant {
+    fn due(&self, started: Instant) -> Instant {
         let earned = Duration::from_micros(self.received.saturating_mul(1_000_000) / MIN_RATE);
-        self.started + self.timeout + earned
+        started + self.timeout + earned
     }
 
     fn arrived(&mut self) {
@@ -94,6 +97,7 @@ impl Body for Arriving {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
         let this = &mut *self;
+        let started = *this.started.get_or_insert_with(Instant::now);
         match Pin::new(&mut this.inner).poll_frame(cx) {
             Poll::Ready(Some(Ok(frame))) => {
                 if let Some(data) = frame.data_ref() {
@@ -110,7 +114,7 @@ impl Body for Arriving {
             }
             Poll::Ready(Some(Err(error))) => Poll::Ready(Some(Err(error.into()))),
             Poll::Pending => {
-                let due = this.due();
+                let due = this.due(started);
                 let sleep = this
                     .sleep
                     .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(due)));
