@@ -105,12 +105,18 @@ pub async fn serve(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let cap = state
-        .config
-        .max_connections
-        .unwrap_or_else(|| crate::serve::connection_cap(crate::serve::raise_file_limit()));
+    let config = &state.config;
+    let limits = crate::serve::Limits {
+        cap: config
+            .max_connections
+            .unwrap_or_else(|| crate::serve::connection_cap(crate::serve::raise_file_limit())),
+        header_timeout: config
+            .header_timeout
+            .unwrap_or(crate::serve::HEADER_TIMEOUT),
+        body_timeout: config.body_timeout.unwrap_or(crate::serve::BODY_TIMEOUT),
+    };
     let streams = state.shutdown.clone();
-    crate::serve::run(listener, app(state), cap, streams, shutdown).await
+    crate::serve::run(listener, app(state), limits, streams, shutdown).await
 }
 
 async fn healthz() -> Json<Value> {

@@ -69,6 +69,13 @@ pub struct Config {
     /// [`crate::serve::FILE_HEADROOM`] of the open-file limit, raised to
     /// its hard limit at start.
     pub max_connections: Option<usize>,
+    /// How long a request's headers may take
+    /// ([`crate::serve::HEADER_TIMEOUT`] when unset; tests shorten it).
+    pub header_timeout: Option<std::time::Duration>,
+    /// How long a request's body may take once its headers came, longer
+    /// for a large one that keeps coming ([`crate::serve::BODY_TIMEOUT`]
+    /// when unset; tests shorten it).
+    pub body_timeout: Option<std::time::Duration>,
     /// Event sockets the server holds open at most; 4096 when unset.
     pub ws_total: Option<usize>,
     /// How long a claim must sit untouched before the sweep takes it for

@@ -10,7 +10,7 @@ use clarify_tests::mcp::{call, connect, ok};
 use clarify_tests::{TestServer, next_event};
 use serde_json::json;
 
-/// More than rmcp's turns (`held_call::IN_RMCP`, 64).
+/// More than rmcp's turns (`turns::IN_RMCP`, 64).
 const AGENTS: usize = 100;
 
 #[tokio::test]

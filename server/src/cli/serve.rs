@@ -68,6 +68,8 @@ pub(super) async fn serve(args: ServeArgs) -> Result<(), String> {
         },
         ws_total: None,
         max_connections: args.max_connections.and_then(|n| usize::try_from(n).ok()),
+        header_timeout: None,
+        body_timeout: None,
         question_ttl: args.question_ttl,
         notify_webhooks: args.notify.notify_webhooks.clone(),
         notify_ntfy: args.notify.notify_ntfy.clone(),

@@ -39,6 +39,10 @@ pub enum Error {
     /// The body is larger than any request needs (413).
     #[error("request body too large")]
     PayloadTooLarge,
+    /// The body did not arrive within the body deadline (408,
+    /// `crate::serve::body`).
+    #[error("the request body did not arrive in time")]
+    RequestTimeout,
     /// JSON of the wrong shape; the message names the field (422).
     #[error("{0}")]
     Unprocessable(String),
@@ -76,6 +80,7 @@ impl Error {
             Self::Conflict(_) => StatusCode::CONFLICT,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             Self::TooMany(_) | Self::TooFast(..) => StatusCode::TOO_MANY_REQUESTS,
             Self::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Self::WaitTimeout => StatusCode::GATEWAY_TIMEOUT,

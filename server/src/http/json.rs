@@ -29,6 +29,8 @@ where
         let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
             if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 Error::PayloadTooLarge
+            } else if crate::serve::body::too_slow(&rejection) {
+                Error::RequestTimeout
             } else {
                 Error::BadRequest("invalid request body".to_owned())
             }

@@ -124,6 +124,10 @@ fn share(path: &str, operation: &mut Value, auth: bool) {
     }
     if operation.get("requestBody").is_some() {
         shared.extend([
+            (
+                "408",
+                error("The body did not arrive within 10 s, a second more per 16 KiB received"),
+            ),
             ("413", error("The body is larger than any request needs")),
             ("415", error("The body does not say it is JSON")),
             (

@@ -186,8 +186,12 @@ pub async fn bind(
         None => {
             // A request that may open a session: read it (bounded) to see.
             let (parts, body) = request.into_parts();
-            let Ok(bytes) = axum::body::to_bytes(body, MAX_BODY).await else {
-                return Error::PayloadTooLarge.into_response();
+            let bytes = match axum::body::to_bytes(body, MAX_BODY).await {
+                Ok(bytes) => bytes,
+                Err(failed) if crate::serve::body::too_slow(&failed) => {
+                    return Error::RequestTimeout.into_response();
+                }
+                Err(_) => return Error::PayloadTooLarge.into_response(),
             };
             if let Some(id) = initialize_id(&bytes) {
                 if bytes.len() > MAX_INITIALIZE {

@@ -27,8 +27,9 @@ use rmcp::model::{
     CallToolResult, ProgressNotificationParam, ProgressToken, RequestId, ServerJsonRpcMessage,
     ServerNotification, ServerResult,
 };
-use tokio::sync::{Semaphore, oneshot};
+use tokio::sync::oneshot;
 
+use super::turns::Turns;
 use super::{ask_tool, result};
 use crate::lifecycle::{Error, Lifecycle, WaitOutcome};
 use crate::quota::Place;
@@ -72,25 +73,21 @@ impl Handover {
     }
 }
 
-/// How many requests rmcp serves on `/mcp/agent` at once; the rest wait
-/// their turn here, holding only their request. A burst of agents would
-/// otherwise each hold rmcp's per-call service (~46 KiB) while their
-/// bundles queue for the writer, and the allocator keeps such a peak.
-pub(super) const IN_RMCP: usize = 64;
-
-/// Sends every request to rmcp with a [`Handover`], at most [`IN_RMCP`] at
-/// a time; when the tool hands a blocked call over, answers with rmcp's
-/// head and a body of its own.
+/// Sends every request to rmcp with a [`Handover`], taking turns
+/// ([`super::turns`]); when the tool hands a blocked call over, answers
+/// with rmcp's head and a body of its own.
 pub(super) async fn hold(
-    State(turns): State<Arc<Semaphore>>,
+    State(turns): State<Arc<Turns>>,
     mut request: Request,
     next: Next,
 ) -> Response {
     // Held until rmcp is done with the request: it hands the call over, or
-    // drops the hand-over with the request. The body was read before
-    // (`jsonrpc::well_formed`), so a slow client cannot sit on a turn.
-    // Never closed: a failed acquire cannot happen, and would mean stop.
-    let Ok(_turn) = turns.acquire().await else {
+    // drops the hand-over with the request. The body was read whole before
+    // (`jsonrpc::well_formed`, under the body deadline, a non-JSON one
+    // refused), so a slow client cannot sit on a turn. Never closed: a
+    // failed take cannot happen, and would mean stop.
+    let caller = request.extensions().get::<crate::auth::Caller>();
+    let Some(_turn) = turns.take(caller).await else {
         return crate::http::error::Error::ShuttingDown.into_response();
     };
     let (sender, taken) = oneshot::channel();

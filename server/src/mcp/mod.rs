@@ -24,6 +24,7 @@ mod inbox_app;
 mod jsonrpc;
 pub(crate) mod result;
 mod session_store;
+mod turns;
 
 use std::sync::Arc;
 
@@ -33,7 +34,6 @@ use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use tokio::sync::Semaphore;
 use tower_http::limit::RequestBodyLimitLayer;
 
 use crate::auth::Caller;
@@ -84,10 +84,7 @@ pub fn routes(state: &AppState) -> Router<AppState> {
     };
     let agent_routes = Router::new()
         .nest_service("/mcp/agent", agent)
-        .layer(from_fn_with_state(
-            Arc::new(Semaphore::new(held_call::IN_RMCP)),
-            held_call::hold,
-        ))
+        .layer(from_fn_with_state(turns::Turns::new(), held_call::hold))
         .layer(axum::middleware::from_fn(jsonrpc::well_formed))
         .layer(RequestBodyLimitLayer::new(binding::MAX_BODY))
         .layer(from_fn_with_state(state.clone(), require_agent));

@@ -1,8 +1,9 @@
 //! Which connections are let in (issue 26): at most a cap of them at once,
 //! set below the process's file limit. At the cap, a new connection takes
-//! the place of the oldest one that has not yet sent a request (an idle or
-//! slow-drip socket), so such sockets can never keep a real client out;
-//! with none of those to evict, the new one is closed at once and counted.
+//! the place of the oldest one that has not yet sent a whole request (an
+//! idle or slow-drip socket, or one whose body is still on its way, issue
+//! 45 item 6 B2), so such sockets can never keep a real client out; with
+//! none of those to evict, the new one is closed at once and counted.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -10,7 +11,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio_util::sync::CancellationToken;
 
-/// The connections let in, and those of them still waiting for a request.
+/// The connections let in, and those of them still waiting for a whole
+/// request.
 #[derive(Debug, Clone)]
 pub(crate) struct Admission {
     cap: usize,
@@ -23,7 +25,7 @@ struct State {
     /// Places taken.
     taken: usize,
     next_id: u64,
-    /// Connections without a request yet, oldest first.
+    /// Connections without a whole request yet, oldest first.
     fresh: BTreeMap<u64, Evict>,
 }
 
@@ -44,7 +46,8 @@ pub(crate) struct Admitted {
     /// Set when the place went to the newer connection: then dropping this
     /// frees nothing.
     handed_on: Arc<AtomicBool>,
-    /// Whether a request came: only the first one takes the lock.
+    /// Whether it is in use (a whole request came): only the change takes
+    /// the lock.
     used: AtomicBool,
     admission: Admission,
 }
@@ -107,11 +110,31 @@ impl Admission {
 }
 
 impl Admitted {
-    /// The connection sent a request: it is no longer evicted for newcomers.
+    /// The connection sent a whole request: it is no longer evicted for
+    /// newcomers.
     pub(crate) fn in_use(&self) {
-        // Every request passes here: the shared lock only for the first.
+        // Every request passes here: the shared lock only on a change.
         if !self.used.swap(true, Ordering::AcqRel) {
             self.admission.lock().fresh.remove(&self.id);
+        }
+    }
+
+    /// The connection sent a request's headers, its body still on the way:
+    /// evictable as an idle one is, until [`Admitted::in_use`].
+    pub(crate) fn arriving(&self) {
+        if !self.used.swap(false, Ordering::AcqRel) {
+            // Fresh already (its first request).
+            return;
+        }
+        let mut state = self.admission.lock();
+        if !self.handed_on.load(Ordering::Acquire) {
+            state.fresh.insert(
+                self.id,
+                Evict {
+                    token: self.evicted.clone(),
+                    handed_on: self.handed_on.clone(),
+                },
+            );
         }
     }
 }
@@ -149,5 +172,21 @@ mod tests {
         drop(third);
         assert!(admission.admit().is_some(), "a place came free");
         assert!(admission.admit().is_some(), "it was fresh: handed on");
+    }
+
+    /// Issue 45 item 6 B2.
+    #[test]
+    fn a_connection_whose_body_is_on_its_way_makes_room_too() {
+        let admission = Admission::new(1);
+        let first = admission.admit().expect("room");
+        first.in_use();
+        assert!(admission.admit().is_none(), "in use: kept");
+        first.arriving();
+        let second = admission.admit().expect("the first's place");
+        assert!(first.evicted.is_cancelled());
+        first.in_use();
+        drop(first);
+        second.in_use();
+        assert!(admission.admit().is_none(), "its going freed nothing more");
     }
 }

@@ -2,10 +2,14 @@
 //! headers due within [`HEADER_TIMEOUT`] (hyper starts that clock when it
 //! waits for a request, so an idle keep-alive connection is closed after
 //! it too; a long poll, an SSE stream or a WebSocket is not waiting for a
-//! request and is never cut), at most a cap of connections at once
-//! ([`admission`]), below the file limit raised at start.
+//! request and is never cut), its body within [`BODY_TIMEOUT`] at a
+//! minimum rate ([`body`]), at most a cap of connections at once
+//! ([`admission`]), below the file limit raised at start, and a listening
+//! queue deep enough for a burst ([`backlog`]).
 
 pub(crate) mod admission;
+mod backlog;
+pub mod body;
 mod held;
 
 use std::future::Future;
@@ -25,6 +29,21 @@ use admission::{Admission, Admitted};
 /// How long a client has to send a request's headers, from the moment the
 /// server waits for them.
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a client has to send a request's body once its headers came,
+/// a second more for every [`body::MIN_RATE`] bytes that did.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How connections are served.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Connections held at once at most.
+    pub cap: usize,
+    /// [`HEADER_TIMEOUT`], unless a test shortens it.
+    pub header_timeout: Duration,
+    /// [`BODY_TIMEOUT`], unless a test shortens it.
+    pub body_timeout: Duration,
+}
 
 /// Files kept free beside the connections: the database, outgoing webhooks
 /// and resume commands, the overlay's assets.
@@ -54,7 +73,7 @@ pub fn connection_cap(files: u64) -> usize {
     usize::try_from(cap).unwrap_or(usize::MAX).max(1)
 }
 
-/// Serves `router` on `listener`, at most `cap` connections at once, until
+/// Serves `router` on `listener`, within `limits`, until
 /// `shutdown`; then stops accepting, cancels `streams` (long-lived streams
 /// would hold shutdown open forever) and lets requests in flight finish.
 ///
@@ -64,11 +83,12 @@ pub fn connection_cap(files: u64) -> usize {
 pub async fn run(
     listener: TcpListener,
     router: Router,
-    cap: usize,
+    limits: Limits,
     streams: CancellationToken,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
-    let admission = Admission::new(cap);
+    backlog::deepen(&listener);
+    let admission = Admission::new(limits.cap);
     let stopping = CancellationToken::new();
     // Each connection's task holds a sender: when all are gone, all ended.
     let (alive, mut ended) = mpsc::channel::<()>(1);
@@ -90,6 +110,7 @@ pub async fn run(
         };
         let task = Connection {
             router: router.clone(),
+            limits,
             stopping: stopping.clone(),
             _alive: alive.clone(),
         };
@@ -106,6 +127,7 @@ pub async fn run(
 /// What one connection's task holds.
 struct Connection {
     router: Router,
+    limits: Limits,
     stopping: CancellationToken,
     _alive: mpsc::Sender<()>,
 }
@@ -127,16 +149,19 @@ impl Connection {
         // through a make-service rebuilt every route for every connection,
         // 160 KiB each (`tests/benches/waiters.rs`).
         let router = self.router;
+        let body_timeout = self.limits.body_timeout;
         let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
-            user.in_use();
-            router.clone().oneshot(request.map(axum::body::Body::new))
+            let request = request.map(|incoming| {
+                axum::body::Body::new(body::Arriving::new(incoming, &user, body_timeout))
+            });
+            router.clone().oneshot(request)
         });
         // The place is held by the socket itself, so that a WebSocket,
         // which outlives this connection's HTTP part, keeps counting.
         let io = TokioIo::new(held::Held::new(tcp, admitted));
         let mut http = hyper::server::conn::http1::Builder::new();
         http.timer(TokioTimer::new())
-            .header_read_timeout(HEADER_TIMEOUT);
+            .header_read_timeout(self.limits.header_timeout);
         let mut connection = std::pin::pin!(http.serve_connection(io, service).with_upgrades());
         let mut graceful = false;
         loop {
