@@ -326,35 +326,25 @@ async fn counting_a_user_s_open_sessions_reads_an_index() {
 async fn counting_a_user_s_open_questions_reads_indexes() {
     let server = TestServer::start().await;
     clarify_tests::insert_task(server.db(), "t").await;
-    server
-        .db()
-        .write(async |c| {
-            for insert in [
-                "INSERT INTO task_sessions (id, task_id, state, agent_token_hash, created_by, \
-                     created_at, updated_at) \
-                 SELECT 's' || i, 't', CASE WHEN i % 10 = 0 THEN 'WAITING_FOR_INPUT' \
-                     ELSE 'COMPLETED' END, 'h' || i, 'u' || (i % 400), i, i FROM n",
-                "INSERT INTO task_session_turns (id, task_session_id, started_at, created_at) \
-                 SELECT 'turn' || i, 's' || i, i, i FROM n",
-                "INSERT INTO task_session_messages (id, task_session_id, turn_id, type, \
-                     metadata, created_at, updated_at) \
-                 SELECT 'm' || i, 's' || i, 'turn' || i, 'clarification_request', \
-                     '{\"pending_id\": \"p' || i || '\", \"question_id\": \"q1\", \
-                       \"status\": \"' || CASE WHEN i % 10 = 0 THEN 'pending' \
-                       ELSE 'answered' END || '\"}', i, i FROM n",
-            ] {
-                let sql = format!(
-                    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n \
-                     WHERE i < 20000) {insert}"
-                );
-                sqlx::query(sqlx::AssertSqlSafe(sql))
-                    .execute(&mut *c)
-                    .await?;
-            }
-            Ok::<_, sqlx::Error>(())
-        })
-        .await
-        .unwrap();
+    insert_series(
+        &server,
+        20000,
+        &[
+            "INSERT INTO task_sessions (id, task_id, state, agent_token_hash, created_by, \
+             created_at, updated_at) \
+         SELECT 's' || i, 't', CASE WHEN i % 10 = 0 THEN 'WAITING_FOR_INPUT' \
+             ELSE 'COMPLETED' END, 'h' || i, 'u' || (i % 400), i, i FROM n",
+            "INSERT INTO task_session_turns (id, task_session_id, started_at, created_at) \
+         SELECT 'turn' || i, 's' || i, i, i FROM n",
+            "INSERT INTO task_session_messages (id, task_session_id, turn_id, type, \
+             metadata, created_at, updated_at) \
+         SELECT 'm' || i, 's' || i, 'turn' || i, 'clarification_request', \
+             '{\"pending_id\": \"p' || i || '\", \"question_id\": \"q1\", \
+               \"status\": \"' || CASE WHEN i % 10 = 0 THEN 'pending' \
+               ELSE 'answered' END || '\"}', i, i FROM n",
+        ],
+    )
+    .await;
     analyze(&server).await;
     let sql = clarify_server::db::sessions::open_questions_sql();
     let steps = plan(&server, &sql, &[Param::Text]).await;
@@ -377,6 +367,27 @@ async fn counting_a_user_s_open_questions_reads_indexes() {
 }
 
 /// Statistics for the planners, as a long-lived database has them.
+/// Runs each of `inserts` over `n(i)` for i in 1..=`rows`, in one unit of
+/// work: a history that makes a bad plan show.
+async fn insert_series(server: &TestServer, rows: u32, inserts: &[&str]) {
+    server
+        .db()
+        .write(async |c| {
+            for insert in inserts {
+                let sql = format!(
+                    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n \
+                     WHERE i < {rows}) {insert}"
+                );
+                sqlx::query(sqlx::AssertSqlSafe(sql))
+                    .execute(&mut *c)
+                    .await?;
+            }
+            Ok::<_, sqlx::Error>(())
+        })
+        .await
+        .unwrap();
+}
+
 async fn analyze(server: &TestServer) {
     server
         .db()
@@ -393,33 +404,23 @@ async fn analyze(server: &TestServer) {
 async fn one_sessions_publish_read_is_bounded_by_open_questions_elsewhere() {
     let server = TestServer::start().await;
     clarify_tests::insert_task(server.db(), "t").await;
-    server
-        .db()
-        .write(async |c| {
-            for insert in [
-                "INSERT INTO task_sessions (id, task_id, state, agent_token_hash, created_by, \
-                     created_at, updated_at) \
-                 SELECT 's' || i, 't', 'WAITING_FOR_INPUT', 'h' || i, 'u', i, i FROM n",
-                "INSERT INTO task_session_turns (id, task_session_id, started_at, created_at) \
-                 SELECT 'turn' || i, 's' || i, i, i FROM n",
-                "INSERT INTO task_session_messages \
-                     (id, task_session_id, turn_id, type, metadata, created_at, updated_at) \
-                 SELECT 'm' || i, 's' || i, 'turn' || i, 'clarification_request', \
-                     '{\"pending_id\": \"p' || i || '\", \"question_id\": \"q1\", \
-                       \"status\": \"pending\"}', i, i FROM n",
-            ] {
-                let sql = format!(
-                    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n \
-                     WHERE i < 3000) {insert}"
-                );
-                sqlx::query(sqlx::AssertSqlSafe(sql))
-                    .execute(&mut *c)
-                    .await?;
-            }
-            Ok::<_, sqlx::Error>(())
-        })
-        .await
-        .unwrap();
+    insert_series(
+        &server,
+        3000,
+        &[
+            "INSERT INTO task_sessions (id, task_id, state, agent_token_hash, created_by, \
+             created_at, updated_at) \
+         SELECT 's' || i, 't', 'WAITING_FOR_INPUT', 'h' || i, 'u', i, i FROM n",
+            "INSERT INTO task_session_turns (id, task_session_id, started_at, created_at) \
+         SELECT 'turn' || i, 's' || i, i, i FROM n",
+            "INSERT INTO task_session_messages \
+             (id, task_session_id, turn_id, type, metadata, created_at, updated_at) \
+         SELECT 'm' || i, 's' || i, 'turn' || i, 'clarification_request', \
+             '{\"pending_id\": \"p' || i || '\", \"question_id\": \"q1\", \
+               \"status\": \"pending\"}', i, i FROM n",
+        ],
+    )
+    .await;
     analyze(&server).await;
     let sql = clarify_server::db::publishing::publishing_sql();
     let steps = plan(&server, &sql, &[Param::Text]).await;
