@@ -254,9 +254,10 @@ async fn the_document_forbids_what_the_server_refuses() {
         name["pattern"].as_str().unwrap().contains(r"\x00") && name.get("allOf").is_none(),
         "{name}"
     );
+    // Bounded in its pattern too (issue 45 item 9), as in its maxLength.
     assert_eq!(
         schemas["AnswerInput"]["properties"]["custom_text"]["pattern"],
-        no_nul
+        r"^[^\x00]{0,2000}$"
     );
     assert_eq!(schemas["NewBundle"]["propertyNames"]["pattern"], no_nul);
     // Null reads as absent where the server says so (N1), and `reason`

@@ -131,6 +131,7 @@ fn no_nul(schema: &mut Value) {
                 map.insert("pattern".into(), json!(NO_NUL));
             }
         }
+        bound_length(map);
     }
     if object {
         map.insert("propertyNames".into(), json!({"pattern": NO_NUL}));
@@ -180,6 +181,26 @@ fn pattern_without_nul(pattern: &str) -> Option<String> {
     // that is not only white space); now none of them NUL.
     let class = pattern.strip_prefix("[^")?.strip_suffix(']')?;
     (!class.contains(']')).then(|| format!(r"^[^\x00]*[^{class}\x00][^\x00]*$"))
+}
+
+/// A text of `^[^…]*$` with a `maxLength`: the bounds in the pattern too
+/// (`^[^…]{0,64}$`), which then generates only texts of a length allowed,
+/// where Schemathesis filtered the longer ones out (issue 45 item 9).
+fn bound_length(map: &mut serde_json::Map<String, Value>) {
+    let Some(max) = map.get("maxLength").and_then(Value::as_u64) else {
+        return;
+    };
+    let min = map.get("minLength").and_then(Value::as_u64).unwrap_or(0);
+    let Some(class) = map
+        .get("pattern")
+        .and_then(Value::as_str)
+        .and_then(|p| p.strip_prefix("^[^")?.strip_suffix("]*$"))
+        .filter(|class| !class.contains(']'))
+    else {
+        return;
+    };
+    let bounded = format!("^[^{class}]{{{min},{max}}}$");
+    map.insert("pattern".into(), json!(bounded));
 }
 
 /// A page `cursor` the server takes: empty (the first page), or one it
@@ -407,5 +428,15 @@ mod tests {
         let written = r"^[^\u0000-\u001F]*$";
         assert_eq!(pattern_without_nul(written).as_deref(), Some(written));
         assert_eq!(pattern_without_nul("^https?://.*$"), None, "kept apart");
+    }
+
+    #[test]
+    fn a_bounded_text_says_its_bounds_in_its_pattern_too() {
+        let mut text = serde_json::json!({"type": "string", "maxLength": 64});
+        super::no_nul(&mut text);
+        assert_eq!(text["pattern"], r"^[^\x00]{0,64}$");
+        let mut open = serde_json::json!({"type": "string"});
+        super::no_nul(&mut open);
+        assert_eq!(open["pattern"], r"^[^\x00]*$");
     }
 }
