@@ -181,9 +181,9 @@ pub struct Attempt {
 pub struct Attempts {
     /// The bundle.
     pub pending_id: String,
-    /// This page of the log, oldest first: the first page starts with the
-    /// winner's attempt, beside `limit` later ones; the log keeps the
-    /// first 100 after the winner.
+    /// This page of the log, oldest first, at most `limit` entries: the
+    /// first page starts with the winner's attempt, which counts as one of
+    /// them; the log keeps the first 100 after the winner.
     pub attempts: Vec<Attempt>,
     /// Later attempts beyond those, counted but not kept.
     #[serde(default)]

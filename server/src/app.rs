@@ -77,7 +77,10 @@ fn request_span<B>(request: &Request<B>) -> tracing::Span {
         .get("x-request-id")
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default();
-    tracing::info_span!("request", method = %request.method(), uri = %request.uri(), request_id = %id)
+    // The route, never the URI: `/answer/{token}`, not the token (every
+    // layer here runs after routing, so the route is known).
+    let route = http::route::of(request);
+    tracing::info_span!("request", method = %request.method(), route, request_id = %id)
 }
 
 /// Split-origin development: the one configured origin may call the API with

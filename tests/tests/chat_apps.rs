@@ -136,6 +136,40 @@ async fn view(server: &TestServer, pending: &str) -> Value {
     server.get(&format!("/clarification/{pending}")).await.1
 }
 
+/// Issue 45 item 7-P3: the replay key was the signature's text, so the same
+/// press with its hex upper-cased (or its timestamp written `0…`), which
+/// verifies as well, ran again (one more attempt logged, one more reply).
+#[tokio::test]
+async fn a_slack_press_replayed_with_its_signature_re_cased_is_refused() {
+    let apis = ChatApis::start().await;
+    let server = TestServer::start_with(chats(&apis)).await;
+    let (pending, _, _) = server.ask_expiring(one_question("Which db?"), None).await;
+    let (values, _) = slack_post(&apis, "Which db?").await;
+    let (body, at, signature) =
+        slack_signed(SLACK_SECRET, now(), &pressed(&apis, "alice", &values[0]));
+    assert_eq!(
+        slack_press(&server, &(body.clone(), at.clone(), signature.clone())).await,
+        200
+    );
+    let shouted = format!("v0={}", signature["v0=".len()..].to_uppercase());
+    let replays = [
+        (body.clone(), at.clone(), shouted),
+        (body.clone(), format!("0{at}"), signature.clone()),
+    ];
+    for replay in &replays {
+        assert_eq!(slack_press(&server, replay).await, 401, "{replay:?}");
+    }
+    let (_, log) = server
+        .get(&format!("/clarification/{pending}/attempts"))
+        .await;
+    assert_eq!(
+        log["attempts"].as_array().unwrap().len(),
+        1,
+        "the press once: {log}"
+    );
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn a_slack_press_answers_once_the_message_shows_the_winner_and_forgeries_change_nothing() {
     let apis = ChatApis::start().await;

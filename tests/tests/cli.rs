@@ -463,3 +463,67 @@ async fn sigterm_ends_waits_cleanly_and_leaves_the_question_answerable() {
         .unwrap();
     assert_eq!(reply.status(), 200, "answerable after the restart");
 }
+
+/// Issue 45 item 7-P2: an answer link's token reached the logs, in the
+/// request span (`WARN request{method=POST uri=/answer/clk_link_…}` when
+/// its resume failed, and every request at debug). The span names the
+/// route instead; the token is nowhere in what the server writes.
+#[tokio::test]
+async fn an_answer_link_s_token_never_reaches_the_logs() {
+    let sink = clarify_tests::NoticeSink::start(0).await;
+    let database = clarify_tests::TestDatabase::create().await;
+    let (mut child, url, _lines) = serve(
+        &database,
+        &["--log-level", "debug", "--notify-webhook", &sink.url()],
+    )
+    .await;
+    // Read as it comes: at debug a full pipe would stop the server.
+    let mut stderr = child.stderr.take().unwrap();
+    let logs = tokio::spawn(async move {
+        use tokio::io::AsyncReadExt as _;
+        let mut text = String::new();
+        stderr.read_to_string(&mut text).await.unwrap();
+        text
+    });
+    let client = reqwest::Client::new();
+    let post = async |path: String, token: Option<&str>, body: Value| -> Value {
+        let mut request = client.post(format!("{url}/api/v1{path}")).json(&body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.send().await.unwrap().json().await.unwrap()
+    };
+    let task = post("/tasks".into(), None, json!({"title": "t"})).await;
+    // Nothing listens on the discard port: the resume fails.
+    let session = post(
+        format!("/tasks/{}/sessions", task["id"].as_str().unwrap()),
+        None,
+        json!({"resume": {"webhook_url": "http://127.0.0.1:9/"}}),
+    )
+    .await;
+    let asked = post(
+        "/clarification/request".into(),
+        session["agent_token"].as_str(),
+        json!({"questions": [{"prompt": "Ship?", "options": [{"label": "yes"}, {"label": "no"}]}]}),
+    )
+    .await;
+    let pending = asked["pending_id"].as_str().unwrap();
+    let notice = sink.accepted(&format!("{pending}:waiting")).await;
+    let link = notice["actions"][0]["url"].as_str().unwrap();
+    let path = &link[link.find("/answer/").unwrap()..];
+    assert!(path.contains("clk_link_"), "{path}");
+    let pressed = client.post(format!("{url}{path}")).send().await.unwrap();
+    let page = pressed.text().await.unwrap();
+    std::process::Command::new("kill")
+        .args(["-TERM", &child.id().unwrap().to_string()])
+        .status()
+        .unwrap();
+    assert!(child.wait().await.unwrap().success());
+    let stderr = logs.await.unwrap();
+    assert!(
+        stderr.contains("webhook failed"),
+        "the resume failed and said so: {page}\n{stderr}"
+    );
+    assert!(stderr.contains("/answer/{token}"), "the route: {stderr}");
+    assert!(!stderr.contains("clk_link_"), "{stderr}");
+}

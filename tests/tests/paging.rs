@@ -123,17 +123,40 @@ async fn a_bundle_s_attempts_come_in_pages_the_winner_first() {
         server.respond(&pending, &pick).await;
     }
     let list = format!("/clarification/{pending}/attempts");
-    let pages = all_pages(&server, &list, "attempts", 2).await;
-    assert_eq!(
-        pages.iter().map(Vec::len).collect::<Vec<_>>(),
-        [3, 2, 1],
-        "the winner heads the first page, beside two: {pages:?}"
-    );
-    let outcomes: Vec<&str> = pages
+    let (_, whole) = server.get(&format!("{list}?limit=200")).await;
+    let whole = whole["attempts"].as_array().unwrap().clone();
+    let outcomes: Vec<&str> = whole
         .iter()
-        .flatten()
         .map(|a| a["outcome"].as_str().unwrap())
         .collect();
     assert_eq!(outcomes, ["won", "lost", "lost", "lost", "lost", "lost"]);
+    // Issue 45 item 8b: `limit` bounds what comes back, the winner counted
+    // (`limit=2` answered three), and the pages still hold each once.
+    for (limit, sizes) in [(2, &[2, 2, 2][..]), (1, &[1; 6][..]), (5, &[5, 1][..])] {
+        let pages = all_pages(&server, &list, "attempts", limit).await;
+        assert_eq!(
+            pages.iter().map(Vec::len).collect::<Vec<_>>(),
+            sizes,
+            "limit={limit}, the winner first: {pages:?}"
+        );
+        assert_eq!(pages.concat(), whole, "limit={limit}: each attempt once");
+    }
+    server.stop().await;
+}
+
+/// Issue 45 item 8b, its edge: a bundle answered once, nothing lost: `limit=1` is the
+/// winner alone and the last page.
+#[tokio::test]
+async fn a_winner_alone_is_one_page_at_limit_one() {
+    let server = TestServer::start().await;
+    let (_, session, agent) = server.session(None).await;
+    let pending = server.ask(&session, &agent, one_question(0)).await;
+    let pick = json!({"answers": [{"question_id": "q1", "selected_options": ["q1_opt1"]}]});
+    server.respond(&pending, &pick).await;
+    let list = format!("/clarification/{pending}/attempts");
+    let pages = all_pages(&server, &list, "attempts", 1).await;
+    assert_eq!(pages.len(), 1, "{pages:?}");
+    assert_eq!(pages[0].len(), 1, "{pages:?}");
+    assert_eq!(pages[0][0]["outcome"], "won");
     server.stop().await;
 }

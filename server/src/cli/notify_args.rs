@@ -82,8 +82,15 @@ pub struct NotifyArgs {
     )]
     pub telegram_bot_token: Option<String>,
 
-    /// The Telegram chat to send to.
-    #[arg(long, value_name = "CHAT_ID", env = "CLARIFY_TELEGRAM_CHAT_ID")]
+    /// The Telegram chat to send to (a group's id is negative,
+    /// `-1001234567890`).
+    // A group's id starts with `-`; without this clap takes it for a flag.
+    #[arg(
+        long,
+        value_name = "CHAT_ID",
+        env = "CLARIFY_TELEGRAM_CHAT_ID",
+        allow_hyphen_values = true
+    )]
     pub telegram_chat_id: Option<String>,
 
     /// The secret Telegram sends with each update (give the same to

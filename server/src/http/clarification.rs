@@ -142,6 +142,7 @@ pub async fn wait(
         (status = 200, description = "Claimed, or told the winner's answer (R10, R12)", body = RespondBody),
         (status = 404, description = "No such bundle, or not yours to see", body = ErrorBody),
         (status = 409, description = "No longer active, with no answer to give (N4a)", body = ErrorBody),
+        (status = 422, description = "JSON of the wrong shape, or `reason` and `reject_reason` both given with different texts (N1), which a schema cannot state: the message names the field", body = ErrorBody),
     )
 )]
 pub async fn respond(
@@ -172,6 +173,7 @@ pub async fn respond(
         (status = 200, description = "Each bundle's outcome, in the order given: claimed, told the winner's answer, or closed unanswered (`status` null)", body = api::AlikeOutcomes),
         (status = 400, description = "An empty, too long or repeating list, bundles that are not alike, or an answer that does not fit them; nothing was claimed", body = ErrorBody),
         (status = 404, description = "A bundle unknown, or not yours to see; nothing was claimed", body = ErrorBody),
+        (status = 422, description = "JSON of the wrong shape, or `reason` and `reject_reason` both given with different texts (N1), which a schema cannot state: the message names the field", body = ErrorBody),
     )
 )]
 pub async fn respond_alike(

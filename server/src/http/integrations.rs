@@ -87,16 +87,15 @@ async fn slack_press(
     };
     // The signature covers the body: it has to be read to be checked.
     let body = read(body).await?;
-    let signature = header(&headers, "x-slack-signature");
-    slack::verify(
+    let key = slack::verify(
         &secret.0,
         header(&headers, "x-slack-request-timestamp"),
         &body,
-        signature,
+        header(&headers, "x-slack-signature"),
         now_micros() / 1_000_000,
     )
     .map_err(|why| Error::BadCredentials(unsigned(why)))?;
-    if !first_time(&state, &format!("slack:{signature}")).await? {
+    if !first_time(&state, &format!("slack:{key}")).await? {
         return Err(Error::BadCredentials(
             "X-Slack-Signature: this request was already taken",
         ));

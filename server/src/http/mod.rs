@@ -13,6 +13,7 @@ mod management;
 mod openapi;
 mod pending;
 mod pending_stream;
+pub mod route;
 pub mod same_origin;
 pub mod security_headers;
 mod visibility;

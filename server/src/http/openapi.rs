@@ -25,7 +25,9 @@ use utoipa_axum::routes;
 use crate::state::AppState;
 
 mod accepts;
-use accepts::{alike_ids, pages, refuse_nul, webhook_urls, websocket};
+use accepts::{
+    alike_ids, flatten_bodies, pages, refuse_nul, resume_commands, webhook_urls, websocket,
+};
 
 /// The document, serialized once at start-up.
 #[derive(Debug, Clone)]
@@ -83,8 +85,10 @@ fn finish(api: utoipa::openapi::OpenApi, auth: bool) -> Value {
     });
     link(&mut document);
     refuse_nul(&mut document);
+    flatten_bodies(&mut document);
     pages(&mut document);
     webhook_urls(&mut document);
+    resume_commands(&mut document);
     alike_ids(&mut document);
     websocket(&mut document);
     if let Some(paths) = document["paths"].as_object_mut() {

@@ -238,7 +238,11 @@ pub async fn enforce(
     ) {
         Ok(()) => next.run(request).await,
         Err(refusal) => {
-            tracing::debug!(?refusal, uri = %request.uri(), "refused a request from elsewhere");
+            tracing::debug!(
+                ?refusal,
+                route = super::route::of(&request),
+                "refused a request from elsewhere"
+            );
             Error::from(refusal).into_response()
         }
     }

@@ -2,7 +2,7 @@
 //! the attempts that lost, and the log of them all.
 
 use clarify_core::PendingId;
-use clarify_core::listing::clamp_limit;
+use clarify_core::listing::{Cursor, clamp_limit};
 use clarify_core::{ANONYMOUS, AnsweredBy, Attempt, Attempts, Channel};
 
 use super::{Lifecycle, Result};
@@ -90,7 +90,8 @@ impl Lifecycle {
         let after = super::cursor(cursor_text.trim())?;
         let limit = clamp_limit(limit);
         let mut list = Vec::new();
-        // The winner heads the first page, beside `limit` later attempts.
+        // The winner heads the first page and counts toward its `limit`
+        // (issue 45 item 8b: `limit=10` answered eleven).
         if after.is_none()
             && let Some(by) = bundle.answered_by()
         {
@@ -100,9 +101,26 @@ impl Lifecycle {
                 outcome: "won".to_owned(),
             });
         }
-        let (rows, more_rows) =
-            attempts::of_bundle_page(self.db.pool(), pending_id, after.as_ref(), limit).await?;
-        let next_cursor = page::next_cursor(&rows, more_rows, |r| (r.created_at, r.id.clone()));
+        let logged = limit.saturating_sub(u32::try_from(list.len()).unwrap_or(0));
+        let (rows, next_cursor) = if logged == 0 {
+            // A page of the winner alone: the next starts at the first
+            // logged attempt, if any, just before which the cursor points.
+            let (first, _) = attempts::of_bundle_page(self.db.pool(), pending_id, None, 1).await?;
+            let next = first.first().map_or_else(String::new, |r| {
+                Cursor {
+                    created_at: r.created_at - 1,
+                    id: r.id.clone(),
+                }
+                .encode()
+            });
+            (Vec::new(), next)
+        } else {
+            let (rows, more_rows) =
+                attempts::of_bundle_page(self.db.pool(), pending_id, after.as_ref(), logged)
+                    .await?;
+            let next = page::next_cursor(&rows, more_rows, |r| (r.created_at, r.id.clone()));
+            (rows, next)
+        };
         for row in rows {
             list.push(Attempt {
                 by: AnsweredBy {

@@ -146,7 +146,10 @@ pub enum Unsigned {
     BadSignature,
 }
 
-/// Checks a request Slack signed with `secret` (constant time).
+/// Checks a request Slack signed with `secret` (constant time), and
+/// returns the request's replay key: the signature as bytes, `v0=` and
+/// lower-case hex, so that the same request with its hex re-cased (or its
+/// timestamp written `0…`) is the same key (issue 45 item 7-P3).
 ///
 /// # Errors
 /// Which check failed.
@@ -156,7 +159,7 @@ pub fn verify(
     body: &[u8],
     signature: &str,
     now_seconds: i64,
-) -> Result<(), Unsigned> {
+) -> Result<String, Unsigned> {
     let at: i64 = timestamp
         .trim()
         .parse()
@@ -172,7 +175,9 @@ pub fn verify(
         .map_err(|_| Unsigned::BadSignature)?;
     mac.update(format!("v0:{at}:").as_bytes());
     mac.update(body);
-    mac.verify_slice(&given).map_err(|_| Unsigned::BadSignature)
+    mac.verify_slice(&given)
+        .map_err(|_| Unsigned::BadSignature)?;
+    Ok(format!("v0={}", hex::encode(given)))
 }
 
 /// A button press, from an interaction's `payload`.
@@ -224,7 +229,13 @@ mod tests {
         let good = sign("s3cret", 1_000, body);
         assert_eq!(
             verify("s3cret", "1000", body.as_bytes(), &good, 1_100),
-            Ok(())
+            Ok(good.clone())
+        );
+        // One request, however its signature's hex is cased, is one key.
+        let shouted = format!("v0={}", good["v0=".len()..].to_uppercase());
+        assert_eq!(
+            verify("s3cret", "01000", body.as_bytes(), &shouted, 1_100),
+            Ok(good.clone())
         );
         assert_eq!(
             verify("other", "1000", body.as_bytes(), &good, 1_100),
