@@ -25,9 +25,9 @@ use utoipa_axum::routes;
 use crate::state::AppState;
 
 mod accepts;
-use accepts::{
-    alike_ids, flatten_bodies, pages, refuse_nul, resume_commands, webhook_urls, websocket,
-};
+mod nul;
+use accepts::{alike_ids, flatten_bodies, pages, resume_commands, webhook_urls, websocket};
+use nul::refuse_nul;
 
 /// The document, serialized once at start-up.
 #[derive(Debug, Clone)]
