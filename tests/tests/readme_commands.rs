@@ -262,3 +262,14 @@ fn the_reader_finds_clarify_where_a_shell_would_run_it() {
     assert_eq!(concrete("clk_pat_…"), "clk_pat_x");
     assert_eq!(concrete("$WORKSPACE"), "x");
 }
+
+/// A group's negative id is taken, but never a flag for an id: with
+/// `$CHAT` empty, `--telegram-chat-id $CHAT --auth` must not start a server
+/// without auth, `--auth` read as the chat (review of issue 45 item 5).
+#[test]
+fn a_negative_chat_id_is_taken_and_a_flag_never_is() {
+    let with =
+        |args: &[&str]| Cli::try_parse_from(["clarify", "serve"].iter().chain(args).copied());
+    assert!(with(&["--telegram-chat-id", "-1001234567890"]).is_ok());
+    assert!(with(&["--telegram-chat-id", "--auth"]).is_err());
+}

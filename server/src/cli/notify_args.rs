@@ -89,7 +89,7 @@ pub struct NotifyArgs {
         long,
         value_name = "CHAT_ID",
         env = "CLARIFY_TELEGRAM_CHAT_ID",
-        allow_hyphen_values = true
+        allow_negative_numbers = true
     )]
     pub telegram_chat_id: Option<String>,
 

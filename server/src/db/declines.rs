@@ -41,11 +41,13 @@ pub async fn reason(db: impl AnyExecutor<'_>, pending_id: &str) -> sqlx::Result<
 }
 
 /// A column of a message row of `alias` that reads its bundle's decline
-/// reason (`""` for none), for the transcript's reads.
+/// reason (`""` for none), for the transcript's reads: only on a row that
+/// is declined, so a decline taken back (R7a, R6) and answered since shows
+/// none.
 #[must_use]
 pub fn reason_column(alias: &str) -> String {
     format!(
-        "COALESCE((SELECT d.reason FROM decline_reasons d WHERE d.pending_id = {alias}.pending_id), '') \
-         AS reject_reason"
+        "COALESCE((SELECT d.reason FROM decline_reasons d WHERE d.pending_id = {alias}.pending_id \
+             AND {alias}.clarification_status = 'rejected'), '') AS reject_reason"
     )
 }

@@ -40,7 +40,10 @@ struct Evict {
 /// socket's own lifetime, through an upgrade too).
 #[derive(Debug)]
 pub(crate) struct Admitted {
-    id: u64,
+    /// Its place in the eviction order: renewed each time it becomes
+    /// evictable again, so a stalled body goes after every socket idle
+    /// since before it stalled.
+    id: AtomicU64,
     /// Cancelled when a newer connection took the place.
     pub(crate) evicted: CancellationToken,
     /// Set when the place went to the newer connection: then dropping this
@@ -100,7 +103,7 @@ impl Admission {
         };
         state.fresh.insert(id, evict.clone());
         Some(Admitted {
-            id,
+            id: AtomicU64::new(id),
             evicted: evict.token,
             handed_on: evict.handed_on,
             used: AtomicBool::new(false),
@@ -115,21 +118,25 @@ impl Admitted {
     pub(crate) fn in_use(&self) {
         // Every request passes here: the shared lock only on a change.
         if !self.used.swap(true, Ordering::AcqRel) {
-            self.admission.lock().fresh.remove(&self.id);
+            let mut state = self.admission.lock();
+            state.fresh.remove(&self.id.load(Ordering::Acquire));
         }
     }
 
-    /// The connection sent a request's headers, its body still on the way:
-    /// evictable as an idle one is, until [`Admitted::in_use`].
+    /// The connection's request body stalls: evictable as an idle one is,
+    /// after every one idle before now, until [`Admitted::in_use`].
     pub(crate) fn arriving(&self) {
         if !self.used.swap(false, Ordering::AcqRel) {
-            // Fresh already (its first request).
+            // Fresh already.
             return;
         }
         let mut state = self.admission.lock();
         if !self.handed_on.load(Ordering::Acquire) {
+            let id = state.next_id;
+            state.next_id += 1;
+            self.id.store(id, Ordering::Release);
             state.fresh.insert(
-                self.id,
+                id,
                 Evict {
                     token: self.evicted.clone(),
                     handed_on: self.handed_on.clone(),
@@ -142,7 +149,7 @@ impl Admitted {
 impl Drop for Admitted {
     fn drop(&mut self) {
         let mut state = self.admission.lock();
-        state.fresh.remove(&self.id);
+        state.fresh.remove(&self.id.load(Ordering::Acquire));
         if !self.handed_on.load(Ordering::Acquire) {
             state.taken = state.taken.saturating_sub(1);
         }
@@ -188,5 +195,24 @@ mod tests {
         drop(first);
         second.in_use();
         assert!(admission.admit().is_none(), "its going freed nothing more");
+    }
+
+    /// Review of issue 45 item 6 B2: a body that stalls makes its
+    /// connection evictable after every socket idle since before then,
+    /// never before them.
+    #[test]
+    fn a_stalled_body_gives_way_after_the_sockets_idle_before_it() {
+        let admission = Admission::new(2);
+        let posting = admission.admit().expect("room");
+        posting.in_use();
+        let idle = admission.admit().expect("room");
+        posting.arriving();
+        let newcomer = admission.admit().expect("the idle one's place");
+        assert!(idle.evicted.is_cancelled());
+        assert!(!posting.evicted.is_cancelled());
+        drop(idle);
+        let next = admission.admit().expect("the stalled one's place");
+        assert!(posting.evicted.is_cancelled());
+        drop((newcomer, next));
     }
 }

@@ -3,9 +3,11 @@
 //! [`MIN_RATE`] bytes that did arrive, so a large body sent at a fair pace
 //! is never cut and a trickle is. The clock starts at the first read, not
 //! with the headers: a client that sent `Expect: 100-continue` sends
-//! nothing before it, however long the handler took to get there. Until it has arrived, its connection may be evicted like an
-//! idle one ([`super::admission`]): a client that sent headers and no body
-//! holds no place a newcomer needs.
+//! nothing before it, however long the handler took to get there. While
+//! it stalls, its connection may be evicted like an idle one
+//! ([`super::admission`]), as the youngest of them: a client that sent
+//! headers and no body holds no place a newcomer needs, and one whose
+//! handler has not read yet, or whose bytes flow, keeps its place.
 
 use std::future::Future as _;
 use std::pin::Pin;
@@ -52,19 +54,21 @@ pub(super) struct Arriving {
     /// Made when the body first keeps a reader waiting: most bodies are in
     /// the first read already.
     sleep: Option<Pin<Box<Sleep>>>,
-    /// Told once the body has arrived (or is no longer wanted).
+    /// Told when the body stalls and when it moves again, then once it
+    /// has arrived (or is no longer wanted).
     place: Option<Arc<Admitted>>,
+    /// Waiting for bytes that have not come: the connection is evictable.
+    stalled: bool,
 }
 
 impl Arriving {
     pub(super) fn new(inner: Incoming, place: &Arc<Admitted>, timeout: Duration) -> Self {
-        let place = if inner.is_end_stream() {
-            place.in_use();
-            None
-        } else {
-            place.arriving();
-            Some(place.clone())
-        };
+        // In use while the handler gets to its body and while the body
+        // flows: evictable only while it stalls (review of issue 45: a
+        // trusted client's POST was evicted before any attacker's socket
+        // while its handler had not read yet).
+        place.in_use();
+        let place = (!inner.is_end_stream()).then(|| place.clone());
         Self {
             inner,
             started: None,
@@ -72,6 +76,7 @@ impl Arriving {
             received: 0,
             sleep: None,
             place,
+            stalled: false,
         }
     }
 
@@ -79,6 +84,21 @@ impl Arriving {
     fn due(&self, started: Instant) -> Instant {
         let earned = Duration::from_micros(self.received.saturating_mul(1_000_000) / MIN_RATE);
         started + self.timeout + earned
+    }
+
+    /// The body stalls, or moves again.
+    fn stall(&mut self, stalled: bool) {
+        if self.stalled == stalled {
+            return;
+        }
+        self.stalled = stalled;
+        if let Some(place) = &self.place {
+            if stalled {
+                place.arriving();
+            } else {
+                place.in_use();
+            }
+        }
     }
 
     fn arrived(&mut self) {
@@ -100,6 +120,7 @@ impl Body for Arriving {
         let started = *this.started.get_or_insert_with(Instant::now);
         match Pin::new(&mut this.inner).poll_frame(cx) {
             Poll::Ready(Some(Ok(frame))) => {
+                this.stall(false);
                 if let Some(data) = frame.data_ref() {
                     this.received += u64::try_from(data.len()).unwrap_or(u64::MAX);
                 }
@@ -114,6 +135,7 @@ impl Body for Arriving {
             }
             Poll::Ready(Some(Err(error))) => Poll::Ready(Some(Err(error.into()))),
             Poll::Pending => {
+                this.stall(true);
                 let due = this.due(started);
                 let sleep = this
                     .sleep

@@ -4,6 +4,7 @@
 //! notices. Now an owner holds at most [`PER_OWNER`] sends, and an owner
 //! with fewer than [`super::PER_TARGET`] in flight may always start one,
 //! even while the pool is full, so nobody's share waits on another's.
+//! Workspaces nobody owns share the pool itself.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -47,7 +48,11 @@ impl Owners {
         let mut counts = self.counts.lock().unwrap_or_else(PoisonError::into_inner);
         let mine = counts.by_owner.get(owner).copied().unwrap_or(0);
         let pool_full = counts.total >= POOL && mine >= PER_TARGET;
-        if mine >= PER_OWNER || pool_full {
+        // Workspaces nobody owns (every one without auth) are the
+        // operator's, not one user's: they share the pool, as before
+        // shares, rather than one owner's part of it (review of issue 45).
+        let share = if owner.is_empty() { POOL } else { PER_OWNER };
+        if mine >= share || pool_full {
             return None;
         }
         *counts.by_owner.entry(owner.to_owned()).or_default() += 1;
@@ -98,5 +103,15 @@ mod tests {
         assert!(owners.take("e", &wake).is_none(), "beyond it, the pool");
         drop((a, others, e));
         assert!(owners.take("e", &wake).is_some(), "all freed");
+    }
+
+    #[test]
+    fn unowned_workspaces_share_the_pool_not_one_owners_part() {
+        let (owners, wake) = (Owners::default(), Arc::new(Notify::new()));
+        let unowned: Vec<Share> = (0..POOL)
+            .map(|_| owners.take("", &wake).expect("the pool"))
+            .collect();
+        assert!(owners.take("", &wake).is_none(), "the pool is full");
+        drop(unowned);
     }
 }
