@@ -148,13 +148,26 @@ impl Lifecycle {
                     && bundle.messages[0].metadata.context == spec.context
             })
             .map(|bundle| bundle.pending_id().to_owned());
+        let mut spent = None;
         let (pending_id, added) = match existing {
             Some(existing) => (existing, Vec::new()),
             None => {
-                if let Some(Err(refused)) = open.map(|o| self.may_ask(&o, spec.questions.len())) {
+                if let Some(Err(refused)) =
+                    open.as_ref().map(|o| self.may_ask(o, spec.questions.len()))
+                {
                     tx.rollback().await?;
                     return Err(refused);
                 }
+                // Taken: given back if the bundle is never stored.
+                spent = self
+                    .asks
+                    .as_deref()
+                    .zip(open.as_ref())
+                    .map(|(rate, o)| Spent {
+                        rate,
+                        user: &o.user,
+                        kept: false,
+                    });
                 let added =
                     insert_bundle(&mut tx, &session, &spec, &pending_id, now, expires_at).await?;
                 sessions::transition(
@@ -176,6 +189,9 @@ impl Lifecycle {
             Asker::Later => {}
         }
         tx.commit().await?;
+        if let Some(spent) = &mut spent {
+            spent.kept = true;
+        }
         let created = !added.is_empty();
         if created {
             // Published only once durable, so no browser sees a question
@@ -188,6 +204,22 @@ impl Lifecycle {
             pending_id: pending_id.into(),
             created,
         })
+    }
+}
+
+/// An ask taken from its user's pace: given back when dropped unkept, so
+/// an ask whose write fails costs nothing (review of issue 45 item 7-P4).
+struct Spent<'a> {
+    rate: &'a super::ask_limit::AskRate,
+    user: &'a str,
+    kept: bool,
+}
+
+impl Drop for Spent<'_> {
+    fn drop(&mut self) {
+        if !self.kept {
+            self.rate.give_back(self.user);
+        }
     }
 }
 

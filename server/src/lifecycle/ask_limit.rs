@@ -80,6 +80,16 @@ impl AskRate {
         self.take_at(user, Instant::now())
     }
 
+    /// Gives back an ask taken for `user` whose bundle was never stored
+    /// (its write failed): a failed ask costs nothing.
+    pub(super) fn give_back(&self, user: &str) {
+        let burst = f64::from(self.limits.burst.max(1));
+        let mut buckets = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(bucket) = buckets.get_mut(user) {
+            bucket.tokens = (bucket.tokens + 1.0).min(burst);
+        }
+    }
+
     fn take_at(&self, user: &str, now: Instant) -> Result<(), Duration> {
         let burst = f64::from(self.limits.burst.max(1));
         let rate = self.per_second();
@@ -126,5 +136,22 @@ mod tests {
         let later = start + Duration::from_secs(1);
         assert!(rate.take_at("alice", later).is_ok(), "one a second after");
         assert!(rate.take_at("alice", later).is_err());
+    }
+
+    #[test]
+    fn an_ask_given_back_is_taken_again() {
+        let rate = AskRate::new(AskLimits {
+            max_open_questions: 10,
+            burst: 1,
+            per_minute: 1,
+        });
+        let now = Instant::now();
+        assert!(rate.take_at("alice", now).is_ok());
+        assert!(rate.take_at("alice", now).is_err());
+        rate.give_back("alice");
+        assert!(
+            rate.take_at("alice", now).is_ok(),
+            "the failed ask cost nothing"
+        );
     }
 }

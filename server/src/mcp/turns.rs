@@ -21,6 +21,9 @@ pub(super) const IN_RMCP: usize = 64;
 /// The turns one user may hold at once under `--auth`.
 pub(super) const SHARE: usize = IN_RMCP / 4;
 
+/// Users' shares kept before unused ones are forgotten.
+const FORGET_ABOVE: usize = 1024;
+
 /// The turns, and each user's share of them.
 #[derive(Debug)]
 pub(super) struct Turns {
@@ -55,11 +58,20 @@ impl Turns {
         let mine = match caller {
             Some(caller) if !caller.sees_everything() => {
                 let holder = caller.holder();
-                let share = self
-                    .users()
-                    .entry(holder.clone())
-                    .or_insert_with(|| Arc::new(Semaphore::new(SHARE)))
-                    .clone();
+                let share = {
+                    let mut users = self.users();
+                    if users.len() > FORGET_ABOVE {
+                        // Shares left by takes cancelled while they waited
+                        // (their client went away), which no drop removed.
+                        users.retain(|_, s| {
+                            Arc::strong_count(s) > 1 || s.available_permits() < SHARE
+                        });
+                    }
+                    users
+                        .entry(holder.clone())
+                        .or_insert_with(|| Arc::new(Semaphore::new(SHARE)))
+                        .clone()
+                };
                 let permit = share.acquire_owned().await.ok()?;
                 Some((permit, holder, self.clone()))
             }
