@@ -54,6 +54,15 @@ async fn notified() -> (NoticeSink, TestServer) {
 }
 
 /// Waits (at most `limit`) until `done`; panics saying `what` otherwise.
+/// Returns once `sink` accepted `pending`'s `waiting` notice, within `limit`.
+async fn waiting_notice(sink: &NoticeSink, pending: &str, limit: Duration) {
+    sink.wait_until(limit, |all| {
+        all.iter()
+            .any(|d| d.accepted && d.key == format!("{pending}:waiting"))
+    })
+    .await;
+}
+
 async fn until(limit: Duration, what: &str, done: impl Fn() -> bool) {
     let waited = tokio::time::timeout(limit, async {
         while !done() {
@@ -165,11 +174,7 @@ async fn a_slow_workspace_webhook_delays_nobody_elses_notices() {
     let (_, session, agent) = server.session(None).await;
     let asked = Instant::now();
     let pending = server.ask(&session, &agent, questions(None)).await;
-    sink.wait_until(Duration::from_secs(2), |all| {
-        all.iter()
-            .any(|d| d.accepted && d.key == format!("{pending}:waiting"))
-    })
-    .await;
+    waiting_notice(&sink, &pending, Duration::from_secs(2)).await;
     let took = asked.elapsed();
     assert_eq!(
         slow.hanging_count(),
@@ -514,11 +519,7 @@ async fn one_owners_hanging_webhooks_delay_no_other_owners_notices() {
     let (_, session, agent) = server.as_token(&bob).session_in(&workspace, None).await;
     let asked = Instant::now();
     let pending = server.as_token(&agent).ask(&session, questions(None)).await;
-    sink.wait_until(Duration::from_secs(1), |all| {
-        all.iter()
-            .any(|d| d.accepted && d.key == format!("{pending}:waiting"))
-    })
-    .await;
+    waiting_notice(&sink, &pending, Duration::from_secs(1)).await;
     let took = asked.elapsed();
     assert_eq!(
         slow.hanging_count(),
