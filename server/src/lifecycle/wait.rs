@@ -27,10 +27,6 @@ pub enum WaitOutcome {
     ShuttingDown,
 }
 
-/// How long a waiter gives another replica's wake to arrive after reading
-/// its final write (the relay's latency is milliseconds).
-const RELAY_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
-
 impl Lifecycle {
     /// The agent collects an answer kept for it: delivered from now on.
     /// Guarded by the rows as read, so two collections write once.
@@ -102,9 +98,6 @@ impl Lifecycle {
             match Box::pin(self.look(pending_id, waiting, &mut seen)).await? {
                 Step::Done(outcome) => return Ok(outcome),
                 Step::LookAgain => {}
-                Step::AwaitRelay => {
-                    let _ = tokio::time::timeout(RELAY_GRACE, waiting.wake.changed()).await;
-                }
                 Step::Sleep => tokio::select! {
                     changed = waiting.wake.changed() => {
                         if changed.is_err() { return Ok(WaitOutcome::TimedOut); }
@@ -147,23 +140,13 @@ impl Lifecycle {
                 return Ok(Step::Done(WaitOutcome::Resolved(body)));
             }
             if !bundle.delivery_pending() {
-                // A live delivery that raced this read carries what the
-                // stored rows cannot: the rejection's reason (R2b).
+                // A live delivery that raced this read, or the rows: both
+                // carry a decline's reason (kept beside the rows, issue 45
+                // item 4), so nobody waits for another replica's wake.
                 let live = match waiting.wake.borrow().clone() {
                     Wake::Resolved(response) | Wake::Staged(response) => Some(response),
                     _ => None,
                 };
-                if live.is_none()
-                    && w.status == Status::Rejected
-                    && self.cluster.is_shared()
-                    && !seen.relay_awaited
-                {
-                    // Delivered by another replica, whose wake (with the
-                    // reason, R9) trails its write through the relay: give
-                    // it a moment, once, before answering from rows.
-                    seen.relay_awaited = true;
-                    return Ok(Step::AwaitRelay);
-                }
                 let response = match live {
                     Some(response) => response,
                     None => Box::pin(self.winner_response(&bundle, &w)).await?,
@@ -197,8 +180,6 @@ enum Step {
     Done(WaitOutcome),
     /// Look again at once.
     LookAgain,
-    /// Give another replica's wake a moment (once), then look again.
-    AwaitRelay,
     /// Nothing yet: sleep until a wake, the deadline or shutdown.
     Sleep,
 }
@@ -208,6 +189,4 @@ enum Step {
 struct Seen {
     /// The last look found it inactive without a winner.
     closed_once: bool,
-    /// A relayed wake was already given its moment.
-    relay_awaited: bool,
 }
