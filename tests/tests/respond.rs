@@ -513,6 +513,18 @@ async fn a_nul_character_is_a_clear_400_naming_the_field_on_either_backend() {
             .starts_with("answers[0].custom_text: may not contain the NUL"),
         "{body}"
     );
+    // In a value the server ignores too, deep down: the document says so
+    // in words (openapi/nul.rs), so a test says it here.
+    let (status, body) = server
+        .as_token(&token)
+        .post(
+            "/clarification/request",
+            &json!({"session_id": session, "questions": [{"prompt": "Which?", "options": [
+                {"label": "a", "extra": {"deep": [["\u{0}"]]}}, {"label": "b"}]}]}),
+        )
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("NUL"), "{body}");
     // A NUL smuggled into the path is a 4xx too, never an internal error.
     let (status, body) = server.get("/clarification/a%00b").await;
     assert!(matches!(status, 400 | 404), "{status} {body}");

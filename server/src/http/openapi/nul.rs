@@ -58,16 +58,14 @@ pub(super) fn refuse_nul(document: &mut Value) {
             no_nul(schema);
         }
     }
-    let itself = json!({"$ref": format!("#/components/schemas/{JSON_WITHOUT_NUL}")});
+    // Said in words, not as a recursive schema (`anyOf` of scalars and
+    // containers of itself): Schemathesis's generator cannot bound a
+    // recursive `$ref`, and the bundles it drew for a body's many ignored
+    // keys outgrew its buffer (its `filter_too_much` health check, issue 45
+    // item 9, a third of runs). A schema of `true` it draws small.
     schemas[JSON_WITHOUT_NUL] = json!({
-        "description": "Any JSON value without U+0000 in a string or a key",
-        "anyOf": [
-            {"type": ["null", "boolean"]},
-            {"type": "number", "minimum": -1e308, "maximum": 1e308},
-            {"type": "string", "pattern": NO_NUL},
-            {"type": "array", "items": itself},
-            {"type": "object", "propertyNames": {"pattern": NO_NUL}, "additionalProperties": itself},
-        ],
+        "description": "Any JSON value, ignored. Like every other string and key of a \
+            request body, its own may not hold U+0000: the body is refused (400).",
     });
 }
 
