@@ -326,19 +326,24 @@ impl AppState {
             cluster,
             resumer,
             shutdown.clone(),
-        )
-        .with_question_ttl(config.question_ttl)
-        .with_waits_per_user(config.max_open_sessions().saturating_mul(2))
-        // Without auth every session is the one trusted user's.
-        .with_ask_limits(config.auth.then_some(config.ask_limits))
-        .with_notifications(notifications);
+            crate::lifecycle::Settings {
+                question_ttl: config.question_ttl,
+                // Without auth every session is the one trusted user's.
+                ask_limits: config.auth.then_some(config.ask_limits),
+                waits_per_user: Some(config.max_open_sessions().saturating_mul(2)),
+                notifications,
+            },
+        );
         let reconciled = if shared {
             // Other replicas may be delivering their claims right now: only
             // the abandoned ones are reconciled, now and from time to time.
             let cutoff = now_micros() - micros(ORPHAN_AFTER);
-            lifecycle.reconcile(Guard::UntouchedBefore(cutoff)).await
+            lifecycle
+                .sweeps
+                .reconcile(Guard::UntouchedBefore(cutoff))
+                .await
         } else {
-            lifecycle.reconcile(Guard::Any).await
+            lifecycle.sweeps.reconcile(Guard::Any).await
         };
         if let Err(error) = reconciled {
             // Nothing will serve: stop what joining the replicas started.
@@ -350,17 +355,23 @@ impl AppState {
         // not at the next restart.
         let every = config.sweep_interval.unwrap_or(SWEEP_EVERY);
         let orphan_after = config.orphan_after.unwrap_or(ORPHAN_AFTER);
+        tokio::spawn(lifecycle.sweeps.clone().sweep_abandoned(
+            every,
+            orphan_after,
+            shutdown.clone(),
+        ));
         tokio::spawn(
             lifecycle
-                .clone()
-                .sweep_abandoned(every, orphan_after, shutdown.clone()),
-        );
-        tokio::spawn(
-            lifecycle
+                .sweeps
                 .clone()
                 .sweep_expired(EXPIRY_EVERY, shutdown.clone()),
         );
-        tokio::spawn(lifecycle.clone().deliver_notifications(shutdown.clone()));
+        tokio::spawn(
+            lifecycle
+                .sweeps
+                .clone()
+                .deliver_notifications(shutdown.clone()),
+        );
         let seal_key = SealKey::load(lifecycle.db()).await?;
         Ok(Self(std::sync::Arc::new(Shared {
             lifecycle,

@@ -52,6 +52,7 @@ async fn questions(state: &AppState, count: usize, resume_target: &str) -> Vec<S
         let session = insert_session(state.db(), &task, resume_target).await;
         let created = state
             .lifecycle
+            .asking
             .create_bundle(&session.as_str().into(), &bundle(), false, None)
             .await
             .unwrap();
@@ -76,6 +77,7 @@ async fn blocked_agents(
         let session = insert_session(state.db(), &task, "").await;
         let (created, mut waiting) = state
             .lifecycle
+            .asking
             .create_attached(&session.as_str().into(), &bundle(), None)
             .await
             .unwrap();
@@ -83,6 +85,7 @@ async fn blocked_agents(
         let pending_id = created.pending_id.clone();
         blocked.push(tokio::spawn(async move {
             lifecycle
+                .reading
                 .await_outcome(&pending_id, &mut waiting, Duration::from_secs(300))
                 .await
                 .expect("the agent got its answer")
@@ -196,6 +199,7 @@ async fn answers(state: &AppState, pending: Vec<String>) -> f64 {
         async move {
             let body = state
                 .lifecycle
+                .resolving
                 .resolve(
                     &Caller::Unscoped,
                     &Via::channel(Channel::Rest),

@@ -43,6 +43,7 @@ async fn blocked_agent(
     .unwrap();
     let (created, mut waiting) = agent
         .lifecycle
+        .asking
         .create_attached(&session.as_str().into(), &bundle, None)
         .await
         .unwrap();
@@ -50,6 +51,7 @@ async fn blocked_agent(
     let pending_id = created.pending_id.clone();
     let blocked = tokio::spawn(async move {
         lifecycle
+            .reading
             .await_outcome(&pending_id, &mut waiting, Duration::from_secs(120))
             .await
             .expect("the agent got the answer");
@@ -65,6 +67,7 @@ async fn answer(answerer: &AppState, pending_id: &str) {
     .unwrap();
     let body = answerer
         .lifecycle
+        .resolving
         .resolve(
             &Caller::Unscoped,
             &Via::channel(Channel::Rest),

@@ -82,6 +82,7 @@ async fn median_times(history: usize) -> (Duration, Duration) {
             .await
             .unwrap();
         lifecycle
+            .asking
             .create_bundle(&session.id.as_str().into(), &bundle, false, None)
             .await
             .unwrap();
@@ -98,6 +99,7 @@ async fn median_times(history: usize) -> (Duration, Duration) {
     for _ in 0..RUNS {
         let started = Instant::now();
         let page = lifecycle
+            .reading
             .list_pending(&Caller::Unscoped, &args)
             .await
             .unwrap();
@@ -105,6 +107,7 @@ async fn median_times(history: usize) -> (Duration, Duration) {
         assert_eq!(page.count, PENDING);
         let started = Instant::now();
         let tasks = lifecycle
+            .reading
             .tasks_page(&Caller::Unscoped, TaskFilter::default(), "", Some(50))
             .await
             .unwrap();

@@ -83,6 +83,7 @@ async fn seed(dir: &std::path::Path, history: usize, pending: usize) {
         let session = clarify_tests::insert_session(state.db(), &task, "").await;
         state
             .lifecycle
+            .asking
             .create_bundle(&session.as_str().into(), &bundle, false, None)
             .await
             .unwrap();

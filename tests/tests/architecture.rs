@@ -222,6 +222,54 @@ fn no_source_file_exceeds_400_lines() {
     }
 }
 
+/// How many methods a type may gather in its inherent `impl` blocks
+/// across the server: `Lifecycle` had grown to 96 over 23 files before it
+/// was split into services (issue 45's design step), each one a concept.
+const METHODS_PER_TYPE: usize = 40;
+
+#[test]
+fn no_type_gathers_more_than_forty_methods() {
+    let mut methods: BTreeMap<String, usize> = BTreeMap::new();
+    for (_, text) in sources(&server_src()) {
+        let code = code(&text);
+        let mut current: Option<String> = None;
+        for line in code.lines() {
+            if let Some(rest) = line.strip_prefix("impl ") {
+                // `impl Type {` only: trait impls and generics' bounds are
+                // the trait's methods, not the type's own.
+                current = rest
+                    .strip_suffix(" {")
+                    .filter(|name| !name.contains(' ') && !name.contains('<'))
+                    .map(str::to_owned);
+            } else if line.starts_with('}') {
+                current = None;
+            } else if let Some(name) = &current {
+                let item = line.trim_start_matches(' ');
+                let item = item
+                    .strip_prefix("pub(super) ")
+                    .or_else(|| item.strip_prefix("pub(crate) "))
+                    .or_else(|| item.strip_prefix("pub "))
+                    .unwrap_or(item);
+                let item = item.strip_prefix("async ").unwrap_or(item);
+                if line.starts_with("    ") && !line.starts_with("     ") && item.starts_with("fn ")
+                {
+                    *methods.entry(name.clone()).or_default() += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        methods.contains_key("Resolving"),
+        "read the impl blocks: {methods:?}"
+    );
+    for (name, count) in methods {
+        assert!(
+            count <= METHODS_PER_TYPE,
+            "{name} has {count} methods: split it by the use cases a reader would look for"
+        );
+    }
+}
+
 #[test]
 fn the_browser_declares_no_wire_type_of_its_own() {
     let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("../web/src");

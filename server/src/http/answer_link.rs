@@ -38,11 +38,14 @@ pub fn routes() -> Router<AppState> {
 }
 
 async fn show(State(state): State<AppState>, Path(token): Path<String>) -> Response {
-    respond(state.lifecycle.link_page(&token).await, &token)
+    respond(state.lifecycle.resolving.link_page(&token).await, &token)
 }
 
 async fn answer(State(state): State<AppState>, Path(token): Path<String>) -> Response {
-    respond(state.lifecycle.answer_by_link(&token).await, &token)
+    respond(
+        state.lifecycle.resolving.answer_by_link(&token).await,
+        &token,
+    )
 }
 
 fn respond(page: domain::Result<LinkPage>, token: &str) -> Response {

@@ -44,6 +44,7 @@ pub async fn create(
     }
     let created = state
         .lifecycle
+        .asking
         .create_bundle(
             &agent.session_id,
             &body.bundle,
@@ -81,7 +82,11 @@ pub async fn read(
     caller: Caller,
     Path(id): Path<PendingId>,
 ) -> Result<axum::Json<api::BundleView>> {
-    let mut view = state.lifecycle.read_collecting(&caller, &id).await?;
+    let mut view = state
+        .lifecycle
+        .reading
+        .read_collecting(&caller, &id)
+        .await?;
     crate::markdown::bundle(&mut view.bundle);
     Ok(axum::Json(view))
 }
@@ -122,7 +127,7 @@ pub async fn wait(
         .timeout
         .map_or(DEFAULT_WAIT, Duration::from_secs)
         .min(MAX_WAIT);
-    match state.lifecycle.wait(&caller, &id, timeout).await? {
+    match state.lifecycle.reading.wait(&caller, &id, timeout).await? {
         WaitOutcome::Resolved(body) => Ok(axum::Json(body)),
         WaitOutcome::TimedOut => Err(Error::WaitTimeout),
         WaitOutcome::Closed => Err(Error::Conflict("clarification request is no longer active")),
@@ -156,6 +161,7 @@ pub async fn respond(
     Ok(axum::Json(
         state
             .lifecycle
+            .resolving
             .resolve(&caller, &via, &id, &submission)
             .await?,
     ))
@@ -186,6 +192,7 @@ pub async fn respond_alike(
     let via = Via::channel(channel_of(&headers));
     let outcomes = state
         .lifecycle
+        .resolving
         .resolve_alike(&caller, &via, &ids, &body.response)
         .await?;
     Ok(axum::Json(api::AlikeOutcomes { outcomes }))
@@ -230,6 +237,7 @@ pub async fn attempts(
     Ok(axum::Json(
         state
             .lifecycle
+            .reading
             .attempts(&caller, &id, page.cursor(), page.limit()?)
             .await?,
     ))
@@ -254,7 +262,7 @@ pub async fn detach(
     caller: Caller,
     Path(id): Path<PendingId>,
 ) -> Result<axum::Json<api::Acknowledged>> {
-    state.lifecycle.detach_as(&caller, &id).await?;
+    state.lifecycle.sessions.detach_as(&caller, &id).await?;
     Ok(axum::Json(api::Acknowledged {
         success: true,
         agent_disconnected: Some(true),
@@ -283,8 +291,16 @@ pub async fn assign(
     Path(id): Path<PendingId>,
     Json(body): Json<api::Assign>,
 ) -> Result<axum::Json<api::BundleView>> {
-    state.lifecycle.assign(&caller, &id, &body.assignee).await?;
-    let mut view = state.lifecycle.read_collecting(&caller, &id).await?;
+    state
+        .lifecycle
+        .sessions
+        .assign(&caller, &id, &body.assignee)
+        .await?;
+    let mut view = state
+        .lifecycle
+        .reading
+        .read_collecting(&caller, &id)
+        .await?;
     crate::markdown::bundle(&mut view.bundle);
     Ok(axum::Json(view))
 }
@@ -306,7 +322,7 @@ pub async fn cancel(
     caller: Caller,
     Path(id): Path<PendingId>,
 ) -> Result<axum::Json<api::Acknowledged>> {
-    state.lifecycle.cancel(&caller, &id).await?;
+    state.lifecycle.sessions.cancel(&caller, &id).await?;
     Ok(axum::Json(api::Acknowledged {
         success: true,
         status: Some(clarify_core::Status::Cancelled),

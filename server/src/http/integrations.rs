@@ -110,6 +110,7 @@ async fn slack_press(
     };
     let told = match state
         .lifecycle
+        .resolving
         .press_in_chat(&press.token, &press.user, Channel::Slack)
         .await
     {
@@ -122,7 +123,10 @@ async fn slack_press(
         Err(other) => return Err(other.into()),
     };
     if let Some(line) = told.filter(|_| !press.response_url.is_empty()) {
-        state.lifecycle.tell_in_slack(press.response_url, &line);
+        state
+            .lifecycle
+            .resolving
+            .tell_in_slack(press.response_url, &line);
     }
     Ok(StatusCode::OK.into_response())
 }
@@ -164,6 +168,7 @@ async fn telegram_update(
         }) => {
             let line = match state
                 .lifecycle
+                .resolving
                 .press_in_chat(&token, &user, Channel::Telegram)
                 .await
             {
@@ -173,7 +178,7 @@ async fn telegram_update(
                 }
                 Err(other) => return Err(other.into()),
             };
-            state.lifecycle.tell_in_telegram(
+            state.lifecycle.resolving.tell_in_telegram(
                 "answerCallbackQuery",
                 json!({"callback_query_id": query_id, "text": line}),
             );
@@ -188,6 +193,7 @@ async fn telegram_update(
             let target = telegram::target(&chat_id);
             let line = match state
                 .lifecycle
+                .resolving
                 .reply_in_chat(&target, &message_id, &user, &text)
                 .await
             {
@@ -196,7 +202,7 @@ async fn telegram_update(
                 Err(other) => return Err(other.into()),
             };
             if let Some(line) = line {
-                state.lifecycle.tell_in_telegram(
+                state.lifecycle.resolving.tell_in_telegram(
                     "sendMessage",
                     json!({"chat_id": chat_id, "text": line,
                         "reply_parameters": {"message_id": reply_id.parse::<i64>().unwrap_or_default()}}),

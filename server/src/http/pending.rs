@@ -49,7 +49,7 @@ pub async fn list_pending(
         cursor: query.cursor.unwrap_or_default(),
         limit: page_limit(query.limit.as_deref())?,
     };
-    let mut page = state.lifecycle.list_pending(&caller, &args).await?;
+    let mut page = state.lifecycle.reading.list_pending(&caller, &args).await?;
     page.bundles.iter_mut().for_each(crate::markdown::bundle);
     Ok(axum::Json(page))
 }

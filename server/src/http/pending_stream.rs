@@ -56,7 +56,11 @@ pub async fn stream(
     // Subscribed before the snapshot is read: nothing falls between them
     // (a change seen twice is sent once, see `Follower::fresh`).
     let receiver = state.events.subscribe();
-    let snapshot = state.lifecycle.waiting_notices(&caller, &base).await?;
+    let snapshot = state
+        .lifecycle
+        .reading
+        .waiting_notices(&caller, &base)
+        .await?;
     let mut follower = Follower {
         state,
         visibility: Visibility::new(caller),
@@ -133,7 +137,13 @@ impl Follower {
             if !self.visibility.admits(&self.state, &event).await {
                 continue;
             }
-            match self.state.lifecycle.notice_of(&event, &self.base).await {
+            match self
+                .state
+                .lifecycle
+                .reading
+                .notice_of(&event, &self.base)
+                .await
+            {
                 Ok(Some(notice)) if self.fresh(&notice) => return Some(sse(&notice)),
                 Ok(_) => {}
                 Err(error) => tracing::warn!(%error, "a notice could not be made"),

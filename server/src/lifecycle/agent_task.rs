@@ -12,7 +12,7 @@ use std::time::Duration;
 use clarify_core::stored::bundle_questions;
 use clarify_core::{NewBundle, Question, RespondBody, SessionId, Status};
 
-use super::{Error, Lifecycle, Result, WaitOutcome, expiry};
+use super::{Asking, Error, Result, WaitOutcome, expiry};
 use crate::auth::Caller;
 use crate::clock::{self, now_micros};
 use crate::db::clarification::{self as repo, Bundle, Scope, Transition};
@@ -44,7 +44,7 @@ pub struct TaskLook {
     pub state: TaskState,
 }
 
-impl Lifecycle {
+impl Asking {
     /// Asks `new` on the agent's session as a task and looks at it once:
     /// the task exists (a poll finds it) before this returns.
     ///
@@ -68,10 +68,10 @@ impl Lifecycle {
     /// Not found: unknown, not a task, or another session's.
     pub async fn look_at_task(&self, caller: &Caller, pending_id: &str) -> Result<TaskLook> {
         let task = self.task_of(caller, pending_id).await?;
-        let mut bundle = self.authorized_bundle(caller, pending_id).await?;
+        let mut bundle = self.shared.authorized_bundle(caller, pending_id).await?;
         if task.cancelled_at.is_none() && bundle.awaits_pickup() {
-            self.collect(&bundle).await?;
-            bundle = repo::load(self.db.pool(), pending_id)
+            self.shared.collect(&bundle).await?;
+            bundle = repo::load(self.shared.db.pool(), pending_id)
                 .await?
                 .ok_or(Error::NotFound("task"))?;
         }
@@ -105,11 +105,11 @@ impl Lifecycle {
             return Ok(());
         }
         let now = now_micros();
-        let mut tx = self.db.begin_write().await?;
+        let mut tx = self.shared.db.begin_write().await?;
         // Guarded: a claim that won first leaves nothing to detach.
         let detached = repo::transition_in(
             &mut tx,
-            &self.db,
+            &self.shared.db,
             Scope::Bundle(pending_id),
             Transition::Detach,
             now,
@@ -121,7 +121,7 @@ impl Lifecycle {
         }
         mcp_tasks::cancel(&mut tx, pending_id, now).await?;
         tx.commit().await?;
-        self.publish_bundle(pending_id).await
+        self.shared.publish_bundle(pending_id).await
     }
 
     /// The task if `caller` is the agent that asked it.
@@ -133,7 +133,7 @@ impl Lifecycle {
             .agent()
             .map(|agent| agent.session_id.as_str())
             .ok_or(Error::NotFound("task"))?;
-        mcp_tasks::get(self.db.pool(), pending_id, session_id)
+        mcp_tasks::get(self.shared.db.pool(), pending_id, session_id)
             .await?
             .ok_or(Error::NotFound("task"))
     }

@@ -8,7 +8,7 @@ use clarify_core::stored::bundle_questions;
 use clarify_core::{AnsweredBy, Outcome, PendingId, Question, Submission, validate_submission};
 use futures_util::future::join_all;
 
-use super::{Error, Lifecycle, Result, Via};
+use super::{Error, Resolving, Result, Via};
 use crate::auth::Caller;
 use crate::db::clarification::Bundle;
 
@@ -19,7 +19,7 @@ pub const MAX_ALIKE: usize = 50;
 /// Bundles of one answer settled at once.
 const SETTLING_AT_ONCE: usize = 4;
 
-impl Lifecycle {
+impl Resolving {
     /// Answers every bundle of `pending_ids` with `submission`. Nothing is
     /// claimed unless every bundle is the caller's to answer, alike the
     /// first, and the answer valid for them; then each is settled on its
@@ -53,7 +53,7 @@ impl Lifecycle {
                     "pending_ids[{i}]: {id} is listed twice"
                 )));
             }
-            bundles.push(self.authorized_bundle(caller, id.as_str()).await?);
+            bundles.push(self.shared.authorized_bundle(caller, id.as_str()).await?);
         }
         let questions: Vec<_> = bundles
             .iter()

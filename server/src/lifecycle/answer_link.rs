@@ -13,7 +13,7 @@ use clarify_core::{
 };
 use sqlx::AnyConnection;
 
-use super::{Error, Lifecycle, Result};
+use super::{Error, Resolving, Result};
 use crate::clock::now_micros;
 use crate::db::answer_links::{self, AnswerLink};
 use crate::db::clarification::{self as repo, Bundle};
@@ -138,7 +138,7 @@ pub fn client_of(target: &str) -> String {
         .unwrap_or_else(|| "webhook".to_owned())
 }
 
-impl Lifecycle {
+impl Resolving {
     /// Gives `notice` (of `bundle`) its answer links, carried by `client`,
     /// stored on `conn`: only a waiting or reminder notice of a linkable
     /// bundle gets any.
@@ -177,7 +177,7 @@ impl Lifecycle {
     pub async fn link_page(&self, token: &str) -> Result<LinkPage> {
         let (link, bundle, question) = self.link(token).await?;
         let state = self.standing(&bundle, &question).await?;
-        page(&bundle, &question, &link, state, self).await
+        page(&bundle, &question, &link, state, &self.shared.db).await
     }
 
     /// Answers the link `token`'s bundle with its option through the one
@@ -229,7 +229,7 @@ impl Lifecycle {
             Err(Error::Conflict(_)) => LinkState::Closed,
             Err(other) => return Err(other),
         };
-        page(&bundle, &question, &link, state, self).await
+        page(&bundle, &question, &link, state, &self.shared.db).await
     }
 
     async fn link(&self, token: &str) -> Result<(AnswerLink, Bundle, Question)> {
@@ -237,10 +237,10 @@ impl Lifecycle {
         if !token.starts_with(LINK_PREFIX) || token.len() > 128 {
             return Err(UNKNOWN);
         }
-        let link = answer_links::by_hash(self.db.pool(), &hash_secret(token))
+        let link = answer_links::by_hash(self.shared.db.pool(), &hash_secret(token))
             .await?
             .ok_or(UNKNOWN)?;
-        let bundle = repo::load(self.db.pool(), &link.pending_id)
+        let bundle = repo::load(self.shared.db.pool(), &link.pending_id)
             .await?
             .ok_or(UNKNOWN)?;
         let question = linkable(&bundle).ok_or(UNKNOWN)?;
@@ -256,7 +256,7 @@ impl Lifecycle {
                 ours: false,
             });
         }
-        if repo::is_active(self.db.pool(), bundle.pending_id()).await? {
+        if repo::is_active(self.shared.db.pool(), bundle.pending_id()).await? {
             Ok(LinkState::Open)
         } else {
             Ok(LinkState::Closed)
@@ -264,7 +264,7 @@ impl Lifecycle {
     }
 
     async fn reread_winner(&self, pending_id: &str) -> Result<AnsweredBy> {
-        let bundle = repo::load(self.db.pool(), pending_id).await?;
+        let bundle = repo::load(self.shared.db.pool(), pending_id).await?;
         Ok(bundle.and_then(|b| b.answered_by()).unwrap_or_default())
     }
 }
@@ -274,9 +274,9 @@ async fn page(
     question: &Question,
     link: &AnswerLink,
     state: LinkState,
-    lifecycle: &Lifecycle,
+    db: &crate::db::Db,
 ) -> Result<LinkPage> {
-    let task = crate::db::tasks::get(lifecycle.db.pool(), bundle.task_id())
+    let task = crate::db::tasks::get(db.pool(), bundle.task_id())
         .await?
         .map(|t| t.title)
         .unwrap_or_default();

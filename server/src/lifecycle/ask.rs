@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::{Error, Lifecycle, Result};
+use super::{Asking, Error, Result};
 use crate::clock::now_micros;
 use crate::db::clarification::{self as repo, Bundle};
 use crate::db::messages::{self, CLARIFICATION_REQUEST, Message};
@@ -27,7 +27,7 @@ pub struct Created {
     pub created: bool,
 }
 
-impl Lifecycle {
+impl Asking {
     /// Creates a bundle on `session_id`'s current turn (starting one if the
     /// session has none open) and puts the session in `WAITING_FOR_INPUT`.
     /// An identical active request returns the existing `pending_id`.
@@ -47,13 +47,13 @@ impl Lifecycle {
         let session_id = session_id.as_str();
         let pending_id = new_id();
         if attach {
-            self.waiters.touch(&pending_id);
+            self.shared.waiters.touch(&pending_id);
         }
         let created = self
             .create_bundle_as(session_id, new, pending_id, Asker::of(attach), expires_in)
             .await?;
         if attach && !created.created {
-            self.waiters.touch(&created.pending_id);
+            self.shared.waiters.touch(&created.pending_id);
         }
         Ok(created)
     }
@@ -72,7 +72,7 @@ impl Lifecycle {
     ) -> Result<(Created, Waiting)> {
         let session_id = session_id.as_str();
         let pending_id = new_id();
-        let waiting = self.waiters.wait(&pending_id);
+        let waiting = self.shared.waiters.wait(&pending_id);
         let created = self
             .create_bundle_as(
                 session_id,
@@ -86,7 +86,7 @@ impl Lifecycle {
             waiting
         } else {
             // An identical request was already active: wait on that one.
-            self.waiters.wait(&created.pending_id)
+            self.shared.waiters.wait(&created.pending_id)
         };
         Ok((created, waiting))
     }
@@ -120,8 +120,8 @@ impl Lifecycle {
         let expires_at = self.expires_at(now, expires_in);
         // Read outside the write: SQLite's one writer never waits on it.
         let open = self.open_questions(session_id).await?;
-        let mut tx = self.db.begin_write().await?;
-        let session = sessions::lock(&mut tx, self.db.backend(), session_id).await?;
+        let mut tx = self.shared.db.begin_write().await?;
+        let session = sessions::lock(&mut tx, self.shared.db.backend(), session_id).await?;
         // A refusal read from the writer may rest on a unit of the same
         // group: told only once that group is on disk (a rollback waits).
         let Some(session) = session else {
@@ -184,7 +184,7 @@ impl Lifecycle {
         match asker {
             // In the same transaction: no replica ever sees the bundle
             // without its agent attached.
-            Asker::Attached => self.cluster.attach(&mut *tx, &pending_id).await?,
+            Asker::Attached => self.shared.cluster.attach(&mut *tx, &pending_id).await?,
             Asker::Task => mcp_tasks::ask(&mut tx, &pending_id, session_id, now).await?,
             Asker::Later => {}
         }
@@ -196,9 +196,12 @@ impl Lifecycle {
         if created {
             // Published only once durable, so no browser sees a question
             // that a failed commit never stored.
-            self.publish_messages(EventKind::MessageAdded, session_id, &added)
+            self.shared
+                .publish_messages(EventKind::MessageAdded, session_id, &added)
                 .await?;
-            self.publish_session(session_id, &session.task_id).await;
+            self.shared
+                .publish_session(session_id, &session.task_id)
+                .await;
         }
         Ok(Created {
             pending_id: pending_id.into(),
@@ -229,7 +232,7 @@ struct Open {
     questions: i64,
 }
 
-impl Lifecycle {
+impl Asking {
     /// Under auth, the session's user and their open questions (issue 45
     /// item 7-P4), read before the ask's write: asks racing it can pass
     /// the bound together by as many as they are, which the user's pace
@@ -238,7 +241,7 @@ impl Lifecycle {
         if self.asks.is_none() {
             return Ok(None);
         }
-        let pool = self.db.pool();
+        let pool = self.shared.db.pool();
         let Some(session) = sessions::get(pool, session_id).await? else {
             return Ok(None);
         };

@@ -9,7 +9,7 @@ use clarify_core::stored::bundle_questions;
 use clarify_core::{AnswerInput, AnsweredBy, Channel, Submission, validate_submission};
 
 use super::answer_link::{LinkState, answer_text};
-use super::{Error, Lifecycle, Result};
+use super::{Error, Resolving, Result, Shared};
 use crate::db::chat_messages;
 use crate::db::clarification as repo;
 
@@ -39,7 +39,7 @@ fn who(by: &AnsweredBy) -> String {
         .to_owned()
 }
 
-impl Lifecycle {
+impl Resolving {
     /// A press of the button whose data is `token`, by `user` in `channel`:
     /// whether it won, and the line to tell them.
     ///
@@ -69,7 +69,7 @@ impl Lifecycle {
         user: &str,
         text: &str,
     ) -> Result<Option<String>> {
-        let pool = self.db.pool();
+        let pool = self.shared.db.pool();
         let Some(pending_id) = chat_messages::pending_of(pool, target, message_ref).await? else {
             return Ok(None);
         };
@@ -114,7 +114,9 @@ impl Lifecycle {
         };
         Ok(Some(told(&state)))
     }
+}
 
+impl Shared {
     /// How a bundle ended, as its chat message says it: "Answered by alice
     /// in Slack: Postgres", "Expired without an answer".
     pub(super) async fn outcome_line(&self, pending_id: &str, event: NoticeKind) -> Result<String> {

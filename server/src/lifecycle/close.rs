@@ -4,14 +4,14 @@
 use clarify_core::PendingId;
 use clarify_core::SessionState;
 
-use super::{Error, Lifecycle, Result};
+use super::{Error, Result, Sessions, Shared};
 use crate::auth::Caller;
 use crate::clock::now_micros;
 use crate::db::clarification::{self as repo, Scope, Transition};
 use crate::db::sessions;
 use crate::waiters::Wake;
 
-impl Lifecycle {
+impl Sessions {
     /// The agent stopped waiting on `pending_id` (its call was cancelled):
     /// the bundle stays answerable and a later answer resumes the agent.
     ///
@@ -20,14 +20,14 @@ impl Lifecycle {
     pub async fn detach(&self, pending_id: &PendingId) -> Result<()> {
         let pending_id = pending_id.as_str();
         let detached = repo::transition(
-            &self.db,
+            &self.shared.db,
             Scope::Bundle(pending_id),
             Transition::Detach,
             now_micros(),
         )
         .await?;
         for pending_id in &detached {
-            self.publish_bundle(pending_id).await?;
+            self.shared.publish_bundle(pending_id).await?;
         }
         Ok(())
     }
@@ -38,11 +38,11 @@ impl Lifecycle {
     /// # Errors
     /// 404 unknown or foreign, 403 for a user, 409 when not active.
     pub async fn detach_as(&self, caller: &Caller, pending_id: &PendingId) -> Result<()> {
-        self.authorized_bundle(caller, pending_id).await?;
+        self.shared.authorized_bundle(caller, pending_id).await?;
         if matches!(caller, Caller::User(_)) {
             return Err(Error::Forbidden("only the asking agent can stop waiting"));
         }
-        if !repo::is_active(self.db.pool(), pending_id).await? {
+        if !repo::is_active(self.shared.db.pool(), pending_id).await? {
             return Err(Error::Conflict("clarification request is no longer active"));
         }
         self.detach(pending_id).await
@@ -64,11 +64,11 @@ impl Lifecycle {
         let assignee = clarify_core::create::check_assignee(assignee)
             .map_err(|e| Error::Invalid(e.to_string()))?;
         let pending_id = pending_id.as_str();
-        self.authorized_bundle(caller, pending_id).await?;
-        if !repo::assign(&self.db, pending_id, &assignee, now_micros()).await? {
+        self.shared.authorized_bundle(caller, pending_id).await?;
+        if !repo::assign(&self.shared.db, pending_id, &assignee, now_micros()).await? {
             return Err(Error::Conflict("clarification request is no longer active"));
         }
-        self.publish_bundle(pending_id).await
+        self.shared.publish_bundle(pending_id).await
     }
 
     /// Cancels an active bundle (A9): authorized like the others, never a claim.
@@ -77,9 +77,9 @@ impl Lifecycle {
     /// 404 unknown or foreign, 409 when it is not active.
     pub async fn cancel(&self, caller: &Caller, pending_id: &PendingId) -> Result<()> {
         let pending_id = pending_id.as_str();
-        let bundle = self.authorized_bundle(caller, pending_id).await?;
+        let bundle = self.shared.authorized_bundle(caller, pending_id).await?;
         let changed = repo::transition(
-            &self.db,
+            &self.shared.db,
             Scope::Bundle(pending_id),
             Transition::Cancel,
             now_micros(),
@@ -88,10 +88,13 @@ impl Lifecycle {
         if changed.is_empty() {
             return Err(Error::Conflict("clarification request is no longer active"));
         }
-        self.closed(&changed, bundle.session_id(), bundle.task_id())
+        self.shared
+            .closed(&changed, bundle.session_id(), bundle.task_id())
             .await
     }
+}
 
+impl Shared {
     pub(super) async fn closed(
         &self,
         pending_ids: &[String],

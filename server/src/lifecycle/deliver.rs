@@ -11,7 +11,7 @@
 use clarify_core::delivery::{self, Facts, Route};
 use clarify_core::{Outcome, Response, SessionState, agent_text};
 
-use super::{Error, Lifecycle, Result};
+use super::{Error, Resolving, Result};
 use crate::clock::now_micros;
 use crate::db::batch::Batch;
 use crate::db::clarification::{self as repo, Bundle, Guard, Mark};
@@ -23,7 +23,7 @@ use crate::waiters::Wake;
 /// is left to the sweep.
 const RESTORE_TRIES: u32 = 3;
 
-impl Lifecycle {
+impl Resolving {
     /// Delivers the answer claimed under `token`, or takes the claim back
     /// and says why.
     ///
@@ -45,13 +45,15 @@ impl Lifecycle {
                 // Observers (readers who are not the agent) learn the
                 // outcome too; the session's state moved with the successor
                 // turn.
-                self.wake(pending_id, &Wake::Resolved(response.clone()));
+                self.shared
+                    .wake(pending_id, &Wake::Resolved(response.clone()));
                 self.publish_after_delivery(won).await;
                 return Ok(());
             }
             Ok(Handed::Stored) => {
                 // Observers (readers who are not the agent) learn the outcome too.
-                self.wake(pending_id, &Wake::Resolved(response.clone()));
+                self.shared
+                    .wake(pending_id, &Wake::Resolved(response.clone()));
             }
             Ok(Handed::Refused) => {
                 self.take_back(pending_id, token).await;
@@ -68,6 +70,7 @@ impl Lifecycle {
         let session_id = bundle.session_id();
         let now = now_micros();
         let moved = self
+            .shared
             .db
             .write(async |c| {
                 let from = [SessionState::WaitingForInput];
@@ -84,10 +87,11 @@ impl Lifecycle {
     /// Tells browsers what a delivery changed; a failure is only logged.
     async fn publish_after_delivery(&self, won: &Won<'_>) {
         let pending_id = won.response.pending_id.as_str();
-        if let Err(error) = self.publish_bundle(pending_id).await {
+        if let Err(error) = self.shared.publish_bundle(pending_id).await {
             tracing::warn!(pending_id, %error, "delivered, but browsers were not told");
         }
-        self.publish_session(won.bundle.session_id(), won.bundle.task_id())
+        self.shared
+            .publish_session(won.bundle.session_id(), won.bundle.task_id())
             .await;
     }
 
@@ -130,7 +134,7 @@ impl Lifecycle {
             (Route::Live, _) => {
                 // Final before the wake: a waiter that reads the claim still
                 // in delivery sleeps until the wake.
-                let finalize = repo::finalize(&self.db, pending_id, now_micros(), ours);
+                let finalize = repo::finalize(&self.shared.db, pending_id, now_micros(), ours);
                 Ok(if self.hand_live(response, finalize).await? {
                     Handed::Live
                 } else {
@@ -139,7 +143,8 @@ impl Lifecycle {
             }
             (Route::Store, _) => {
                 // R9: a decline nobody waits for is stored, never resumed.
-                let stored = repo::finalize(&self.db, pending_id, now_micros(), ours).await?;
+                let stored =
+                    repo::finalize(&self.shared.db, pending_id, now_micros(), ours).await?;
                 Ok(if stored {
                     Handed::Stored
                 } else {
@@ -164,7 +169,8 @@ impl Lifecycle {
         // decline taken back (R7a) must not be shown with this one.
         let reason = response.reject_reason.as_str();
         if response.rejected {
-            self.db
+            self.shared
+                .db
                 .write(async |c| mcp_tasks::set_reject_reason(c, pending_id, reason).await)
                 .await?;
         }
@@ -174,7 +180,7 @@ impl Lifecycle {
     /// Keeps the answer claimed under `token` for its agent to collect.
     async fn keep(&self, pending_id: &str, token: i64) -> Result<Handed> {
         let kept = repo::mark(
-            &self.db,
+            &self.shared.db,
             pending_id,
             now_micros(),
             token,
@@ -214,7 +220,7 @@ impl Lifecycle {
         } else {
             let marked_at = now_micros();
             let mark = Mark::ResumeAttempted;
-            if !repo::mark(&self.db, pending_id, marked_at, token, mark).await? {
+            if !repo::mark(&self.shared.db, pending_id, marked_at, token, mark).await? {
                 // No longer ours to deliver: reconciliation took the claim
                 // back (this replica looked dead), so nothing may reach
                 // the agent.
@@ -237,19 +243,19 @@ impl Lifecycle {
         // All of it is one trip to the database (issue 17).
         let now = now_micros();
         let settled = async {
-            let mut tx = self.db.begin_write().await?;
+            let mut tx = self.shared.db.begin_write().await?;
             let mut also = Batch::new();
             // The answer is on disk with its claim, marked resumed (R6):
             // what follows, lost with a crash of PostgreSQL, is made good
             // as a settle that failed is (the sweep finalizes the claim),
             // so its commit does not wait for the disk: one WAL flush per
             // answer (issue 31).
-            if let Some(relaxed) = self.db.backend().commit_without_flush_sql() {
+            if let Some(relaxed) = self.shared.db.backend().commit_without_flush_sql() {
                 also.push(relaxed.to_owned(), Vec::new());
             }
             // Changes nothing only if reconciliation kept the claim
             // meanwhile: either way the answer stands and was sent once.
-            repo::finalize_steps(&mut also, self.db.backend(), pending_id, now, ours);
+            repo::finalize_steps(&mut also, self.shared.db.backend(), pending_id, now, ours);
             sessions::transition_step(
                 &mut also,
                 session_id,
@@ -257,14 +263,17 @@ impl Lifecycle {
                 SessionState::Running,
                 now,
             );
-            let (started, _) = self.start_turn_with(&mut tx, session_id, now, also).await?;
+            let (started, _) = self
+                .shared
+                .start_turn_with(&mut tx, session_id, now, also)
+                .await?;
             tx.commit().await?;
             Ok::<_, sqlx::Error>(started)
         }
         .await;
         match settled {
             Ok(started) => {
-                if let Err(error) = self.turn_started(&started).await {
+                if let Err(error) = self.shared.turn_started(&started).await {
                     tracing::warn!(pending_id, %error, "resumed, but browsers were not told of the new turn");
                 }
             }
@@ -278,14 +287,20 @@ impl Lifecycle {
     /// Where the session's agent is resumed, if it says (a target that no
     /// longer parses is none).
     pub(super) async fn resume_target(&self, session_id: &str) -> Result<Option<ResumeTarget>> {
-        let session = sessions::get(self.db.pool(), session_id).await?;
+        let session = sessions::get(self.shared.db.pool(), session_id).await?;
         Ok(session.and_then(|s| serde_json::from_str(&s.resume_target).ok()))
     }
 
     /// Reopens a bundle whose delivery failed, if the claim is still this
     /// delivery's; if even that fails, the sweep will (R6).
     async fn take_back(&self, pending_id: &str, token: i64) {
-        let restored = repo::restore(&self.db, pending_id, now_micros(), Guard::Claim(token)).await;
+        let restored = repo::restore(
+            &self.shared.db,
+            pending_id,
+            now_micros(),
+            Guard::Claim(token),
+        )
+        .await;
         if let Err(error) = restored {
             tracing::error!(pending_id, %error, "could not reopen the question; the sweep will");
         }
@@ -295,7 +310,7 @@ impl Lifecycle {
     /// left marked as attempted would be kept by the sweep.
     async fn restore_refused(&self, pending_id: &str, guard: Guard) {
         for attempt in 0..RESTORE_TRIES {
-            match repo::restore(&self.db, pending_id, now_micros(), guard).await {
+            match repo::restore(&self.shared.db, pending_id, now_micros(), guard).await {
                 Ok(_) => return,
                 Err(error) => {
                     tracing::error!(pending_id, %error, attempt, "could not reopen the question after a refused resume");

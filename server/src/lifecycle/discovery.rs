@@ -7,7 +7,7 @@ use clarify_core::{Cursor, ListError, PendingBundle, PendingPage, api};
 use serde::Serialize;
 
 use super::projection::task_views;
-use super::{Error, Lifecycle, Result};
+use super::{Error, Reading, Result};
 use crate::auth::{self, Caller};
 use crate::clock::{self, now_micros};
 use crate::db::clarification as repo;
@@ -41,7 +41,7 @@ pub struct ConversationPage {
     pub next_cursor: String,
 }
 
-impl Lifecycle {
+impl Reading {
     /// `list_pending_questions_kandev`: every active bundle the caller may
     /// see, oldest first, keyset-paged.
     ///
@@ -65,10 +65,11 @@ impl Lifecycle {
             after: after.as_ref(),
             limit: clamp_limit(args.limit),
         };
-        let (keys, more) = pending::page(self.db().pool(), self.db().backend(), &query).await?;
+        let (keys, more) =
+            pending::page(self.shared.db.pool(), self.shared.db.backend(), &query).await?;
         let now = now_micros();
         let ids: Vec<String> = keys.iter().map(|k| k.pending_id.clone()).collect();
-        let mut loaded = repo::load_many(self.db().pool(), &ids).await?;
+        let mut loaded = repo::load_many(self.shared.db.pool(), &ids).await?;
         let mut bundles = Vec::with_capacity(keys.len());
         for key in &keys {
             let Some(bundle) = loaded.remove(&key.pending_id) else {
@@ -106,8 +107,8 @@ impl Lifecycle {
     ) -> Result<Vec<api::TaskView>> {
         let user = caller.person()?;
         let workspace_id = Some(workspace_id.trim()).filter(|w| !w.is_empty());
-        let list = tasks::list_visible(self.db().pool(), user, workspace_id).await?;
-        Ok(task_views(self.db(), list).await?)
+        let list = tasks::list_visible(self.shared.db.pool(), user, workspace_id).await?;
+        Ok(task_views(&self.shared.db, list).await?)
     }
 
     /// `GET /tasks`: a page of the caller's tasks, oldest first, with their
@@ -129,7 +130,7 @@ impl Lifecycle {
         };
         let after = super::cursor(cursor_text.trim())?;
         let (page, more) = tasks::page_filtered(
-            self.db().pool(),
+            self.shared.db.pool(),
             user,
             filter,
             after.as_ref(),
@@ -148,7 +149,7 @@ impl Lifecycle {
             })
             .unwrap_or_default();
         Ok(api::Tasks {
-            tasks: task_views(self.db(), page).await?,
+            tasks: task_views(&self.shared.db, page).await?,
             next_cursor,
         })
     }
@@ -165,13 +166,13 @@ impl Lifecycle {
         limit: Option<i64>,
     ) -> Result<ConversationPage> {
         caller.person()?;
-        let exists = tasks::get(self.db().pool(), task_id).await?.is_some();
-        if !exists || !auth::may_access_task(self.db(), caller, task_id).await? {
+        let exists = tasks::get(self.shared.db.pool(), task_id).await?.is_some();
+        if !exists || !auth::may_access_task(&self.shared.db, caller, task_id).await? {
             return Err(Error::NotFound("task"));
         }
         let after = super::cursor(cursor_text.trim())?;
         let (messages, more) = messages::for_task_page(
-            self.db().pool(),
+            self.shared.db.pool(),
             task_id,
             after.as_ref(),
             clamp_limit(limit),

@@ -10,7 +10,7 @@ use clarify_core::stored::bundle_questions;
 use clarify_core::{AnswerInput, Channel, RespondBody, Response, Status, Submission, agent_text};
 
 use super::provenance::Via;
-use super::{Lifecycle, Result};
+use super::{Asking, Result, Sweeps};
 use crate::auth::Caller;
 use crate::clock::{self, now_micros};
 use crate::db::clarification::{self as repo, Bundle, Scope, Transition};
@@ -40,7 +40,7 @@ pub fn expires_in(seconds: Option<u64>) -> Result<Option<Duration>> {
     }
 }
 
-impl Lifecycle {
+impl Asking {
     /// When a bundle asked `now` expires: its own `expires_in`, else the
     /// server's default, else never (0).
     pub(super) fn expires_at(&self, now: i64, expires_in: Option<Duration>) -> i64 {
@@ -48,7 +48,9 @@ impl Lifecycle {
             .or(self.question_ttl)
             .map_or(0, |after| now.saturating_add(clock::micros(after)))
     }
+}
 
+impl Sweeps {
     /// Expires one due bundle, or answers it with its defaults; `give_up`
     /// skips the defaults (their delivery kept being refused) and expires
     /// it plainly. [`Expiry::Refused`] when the defaults' delivery was
@@ -67,16 +69,22 @@ impl Lifecycle {
         // The same guard as a claim: only active rows change, so an
         // answer that won first leaves nothing here, and the reverse.
         let now = now_micros();
-        let changed =
-            repo::transition(&self.db, Scope::Bundle(pending_id), Transition::Expire, now).await?;
+        let changed = repo::transition(
+            &self.shared.db,
+            Scope::Bundle(pending_id),
+            Transition::Expire,
+            now,
+        )
+        .await?;
         if changed.is_empty() {
             return Ok(Expiry::Done);
         }
-        let Some(bundle) = repo::load(self.db.pool(), pending_id).await? else {
+        let Some(bundle) = repo::load(self.shared.db.pool(), pending_id).await? else {
             return Ok(Expiry::Done);
         };
         // `closed` wakes the waiters and tells the browsers.
-        self.closed(&changed, bundle.session_id(), bundle.task_id())
+        self.shared
+            .closed(&changed, bundle.session_id(), bundle.task_id())
             .await?;
         self.resume_expired(&bundle, pending_id).await;
         Ok(Expiry::Done)
@@ -87,7 +95,7 @@ impl Lifecycle {
     /// racing it has exactly one outcome), as the `expiry` channel so the
     /// agent can tell a default from a person's choice.
     async fn choose_defaults(&self, pending_id: &str) -> Result<Defaults> {
-        let Some(bundle) = repo::load(self.db.pool(), pending_id).await? else {
+        let Some(bundle) = repo::load(self.shared.db.pool(), pending_id).await? else {
             return Ok(Defaults::None);
         };
         let questions = bundle_questions(&bundle.messages);
@@ -105,6 +113,7 @@ impl Lifecycle {
         let via = Via::channel(Channel::Expiry);
         let submission = Submission::answers(answers);
         match self
+            .resolving
             .resolve(&Caller::Unscoped, &via, &pending_id.into(), &submission)
             .await
         {
@@ -125,7 +134,7 @@ impl Lifecycle {
         if !bundle.detached() {
             return;
         }
-        let target = match sessions::get(self.db.pool(), bundle.session_id()).await {
+        let target = match sessions::get(self.shared.db.pool(), bundle.session_id()).await {
             Ok(session) => {
                 session.and_then(|s| serde_json::from_str::<ResumeTarget>(&s.resume_target).ok())
             }
@@ -144,7 +153,7 @@ impl Lifecycle {
             prompt: &prompt,
             response: &body.response,
         };
-        if !self.resumer.dispatch(&target, &payload).await {
+        if !self.resolving.resumer.dispatch(&target, &payload).await {
             tracing::warn!(pending_id, "expired, and its agent's resume target refused");
         }
     }

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::expiry::Expiry;
-use super::{Lifecycle, Result};
+use super::{Result, Sweeps};
 use crate::clock::now_micros;
 use crate::db::clarification as repo;
 
@@ -65,7 +65,7 @@ fn lock(backlog: &Shared) -> std::sync::MutexGuard<'_, Backlog> {
     backlog.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-impl Lifecycle {
+impl Sweeps {
     /// Expires what is due every `every` until `shutdown`.
     pub async fn sweep_expired(
         self,
@@ -94,7 +94,7 @@ impl Lifecycle {
         // so that they can never crowd out the rest.
         let limit = PER_PASS + skipped;
         let due = repo::due(
-            &self.db,
+            &self.shared.db,
             now_micros(),
             i64::try_from(limit).unwrap_or(i64::MAX),
         )

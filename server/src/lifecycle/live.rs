@@ -5,13 +5,13 @@
 
 use clarify_core::{AnsweredBy, EventKind, Outcome, RespondBody, Response, SessionState};
 
-use super::{Lifecycle, Result};
+use super::{Resolving, Result};
 use crate::db::batch::Batch;
 use crate::db::clarification::{self as repo, Bundle, Claiming, Delivery};
 use crate::db::sessions;
 use crate::waiters::Wake;
 
-impl Lifecycle {
+impl Resolving {
     /// Whether the asking agent is blocked on `bundle` (and has not
     /// detached from it): then its answer is handed over live. When that
     /// cannot be told, no: the answer then goes by resume or pickup, never
@@ -19,10 +19,14 @@ impl Lifecycle {
     pub(super) async fn agent_blocked(&self, bundle: &Bundle) -> bool {
         let pending_id = bundle.pending_id();
         !bundle.detached()
-            && self.is_attached(pending_id).await.unwrap_or_else(|error| {
-                tracing::warn!(pending_id, %error, "could not tell whether the agent waits");
-                false
-            })
+            && self
+                .shared
+                .is_attached(pending_id)
+                .await
+                .unwrap_or_else(|error| {
+                    tracing::warn!(pending_id, %error, "could not tell whether the agent waits");
+                    false
+                })
     }
 
     /// The one live hand-over, around the write that makes the answer
@@ -37,13 +41,14 @@ impl Lifecycle {
         write: impl std::future::Future<Output = sqlx::Result<bool>>,
     ) -> sqlx::Result<bool> {
         let pending_id = response.pending_id.as_str();
-        self.wake(pending_id, &Wake::Staged(response.clone()));
+        self.shared
+            .wake(pending_id, &Wake::Staged(response.clone()));
         let written = write.await;
         let wake = match written {
             Ok(true) => Wake::Resolved(response.clone()),
             Ok(false) | Err(_) => Wake::Nothing,
         };
-        self.wake(pending_id, &wake);
+        self.shared.wake(pending_id, &wake);
         written
     }
 
@@ -67,7 +72,7 @@ impl Lifecycle {
     ) -> Result<Live> {
         let pending_id = response.pending_id.as_str();
         let claimed = async {
-            let mut tx = self.db.begin_write().await?;
+            let mut tx = self.shared.db.begin_write().await?;
             // The session moves back to RUNNING with the claim's own
             // writes, in one trip (issue 17).
             let mut also = Batch::new();
@@ -84,7 +89,8 @@ impl Lifecycle {
                 now,
                 delivery: Delivery::Final,
             };
-            let claim = repo::claim_in(&mut tx, &self.db, pending_id, claiming, also).await?;
+            let claim =
+                repo::claim_in(&mut tx, &self.shared.db, pending_id, claiming, also).await?;
             let Some(claim) = claim else {
                 tx.rollback().await?;
                 return Ok(Claimed::Lost);
@@ -114,12 +120,14 @@ impl Lifecycle {
         }
         // The rows as the claim wrote them: no read to announce them.
         let published = self
+            .shared
             .publish_messages(EventKind::MessageUpdated, bundle.session_id(), &claim.rows)
             .await;
         if let Err(error) = published {
             tracing::warn!(pending_id, %error, "delivered, but browsers were not told");
         }
-        self.publish_session(bundle.session_id(), bundle.task_id())
+        self.shared
+            .publish_session(bundle.session_id(), bundle.task_id())
             .await;
         Ok(Live::Done(RespondBody::new(
             true,

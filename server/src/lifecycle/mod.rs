@@ -1,8 +1,14 @@
-//! The clarification lifecycle: the domain's use cases, one file each —
-//! asking ([`ask`]), resolving and delivering ([`resolve`]), reading
-//! ([`view`]), waiting ([`wait`]), closing ([`close`]), session and turn
-//! transitions ([`session`]), R6 reconciliation ([`reconcile`]) — and the
-//! read side ([`discovery`], [`projection`]).
+//! The clarification lifecycle: the domain's use cases as five services,
+//! each its own type with its own dependencies over what they all share
+//! ([`shared`]: the database, waiters, events, notices):
+//!
+//! | service | use cases | holds besides |
+//! |---|---|---|
+//! | [`Asking`] | an agent asks, alone or as a task ([`ask`], [`agent_task`]) | the ask limits, the default TTL |
+//! | [`Resolving`] | an answer or decline claims a bundle and is delivered ([`resolve`], [`alike`], [`deliver`], [`live`], [`answer_link`], [`chat_answer`]) | the resumer |
+//! | [`Reading`] | views, lists, transcripts, notices, long waits ([`view`], [`discovery`], [`notice`], [`wait`]) | the wait places, shutdown |
+//! | [`Sessions`] | sessions and turns move; detach, assign, cancel ([`session`], [`close`]) | — |
+//! | [`Sweeps`] | expiry and R6 reconciliation, off any request ([`expiry_sweep`], [`reconcile`]) | [`Resolving`], for defaults |
 //!
 //! The database decides; this layer orders the steps. It knows nothing of
 //! HTTP or MCP: it returns its own [`Error`] and outcome types, which the
@@ -29,6 +35,7 @@ mod publish;
 mod reconcile;
 mod resolve;
 mod session;
+mod shared;
 mod view;
 mod wait;
 
@@ -45,36 +52,38 @@ pub use notify::{
 };
 pub use provenance::Via;
 pub use reconcile::{ORPHAN_AFTER, SWEEP_EVERY};
+use shared::Shared;
 pub use wait::WaitOutcome;
 
-use crate::auth::{self, Caller};
+use crate::auth::Caller;
 use crate::cluster::Cluster;
 use crate::db::Db;
-use crate::db::clarification::{self as repo, Bundle};
 use crate::events::Events;
 use crate::quota::{Place, Places, Refusals};
 use crate::resume::Resumer;
-use crate::waiters::{Waiters, Wake};
+use crate::waiters::Waiters;
 use std::sync::Arc;
 
-/// The lifecycle service; cheap to clone.
+/// The domain's use cases, one service each, every one with its own
+/// dependencies over what they all [`Shared`]; cheap to clone. Built once
+/// by the composition root (`crate::state`).
 #[derive(Debug, Clone)]
 pub struct Lifecycle {
-    db: Db,
-    waiters: Waiters,
-    events: Events,
-    cluster: Cluster,
-    resumer: Resumer,
-    shutdown: tokio_util::sync::CancellationToken,
-    /// When a question expires if its ask does not say (`--question-ttl`).
-    question_ttl: Option<std::time::Duration>,
-    /// Where notices go (`--notify-webhook`, workspaces' own).
-    notifications: Notifications,
-    /// Long waits held, per user and in total (issue 26).
-    waits: Arc<Places>,
-    /// What each user may ask (issue 45 item 7-P4); `None`: not bounded
-    /// (without auth).
-    asks: Option<Arc<ask_limit::AskRate>>,
+    /// An agent asks (A6), alone or as a task; bounded per user.
+    pub asking: Asking,
+    /// An answer or a decline claims a bundle, and its delivery.
+    pub resolving: Resolving,
+    /// What a caller may see: bundles, lists, transcripts, notices, waits.
+    pub reading: Reading,
+    /// Sessions and turns move; bundles are detached, assigned, cancelled.
+    pub sessions: Sessions,
+    /// What runs without a request: expiry and R6 reconciliation.
+    pub sweeps: Sweeps,
+}
+
+/// Room for `per_user` waits each; the connection cap bounds them all.
+fn waits(per_user: usize) -> Arc<Places> {
+    Places::new(per_user, usize::MAX, WAIT_REFUSALS)
 }
 
 /// What a refused wait is told.
@@ -83,25 +92,24 @@ const WAIT_REFUSALS: Refusals = Refusals {
     server: "too many waits open on this server; try again later",
 };
 
-impl Lifecycle {
-    /// A place for one long wait of `caller`'s, held while it blocks.
-    ///
-    /// # Errors
-    /// [`Error::TooMany`] when the caller's user holds their share.
-    pub fn wait_place(&self, caller: &Caller) -> Result<Place> {
-        self.waits
-            .open(caller)
-            .map_err(|full| Error::TooMany(self.waits.reason(full).to_owned()))
-    }
+/// How the services are set up beyond their shared parts.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// When a question expires if its ask does not say (`--question-ttl`);
+    /// never when `None`.
+    pub question_ttl: Option<std::time::Duration>,
+    /// What each user may ask (issue 45 item 7-P4); not bounded when
+    /// `None` (without auth).
+    pub ask_limits: Option<AskLimits>,
+    /// Long waits one user (with their agents) may hold at once; twice
+    /// [`crate::quota::MAX_OPEN_SESSIONS`] when `None`.
+    pub waits_per_user: Option<usize>,
+    /// Where notices go (`--notify-webhook`, workspaces' own).
+    pub notifications: Notifications,
 }
 
-/// Room for `per_user` waits each; the connection cap bounds them all.
-fn waits(per_user: usize) -> Arc<Places> {
-    Places::new(per_user, usize::MAX, WAIT_REFUSALS)
-}
-
 impl Lifecycle {
-    /// A service over `db`, holding its waiters in `waiters` and reaching
+    /// The services over `db`, holding waiters in `waiters` and reaching
     /// the other replicas (if any) through `cluster`, resuming detached
     /// agents within what `resumer` allows.
     #[must_use]
@@ -112,90 +120,108 @@ impl Lifecycle {
         cluster: Cluster,
         resumer: Resumer,
         shutdown: tokio_util::sync::CancellationToken,
+        settings: Settings,
     ) -> Self {
+        let notifications = settings
+            .notifications
+            .sending_through(resumer.webhooks().clone());
+        let shared = Shared::new(db, waiters, events, cluster, notifications);
+        let per_user = settings
+            .waits_per_user
+            .unwrap_or(2 * crate::quota::MAX_OPEN_SESSIONS);
         Self {
-            db,
-            waiters,
-            events,
-            cluster,
-            resumer,
-            shutdown,
-            question_ttl: None,
-            notifications: Notifications::default(),
-            waits: waits(2 * crate::quota::MAX_OPEN_SESSIONS),
-            asks: None,
+            asking: Asking {
+                shared: shared.clone(),
+                asks: settings
+                    .ask_limits
+                    .map(|l| Arc::new(ask_limit::AskRate::new(l))),
+                question_ttl: settings.question_ttl,
+            },
+            sweeps: Sweeps {
+                shared: shared.clone(),
+                resolving: Resolving {
+                    shared: shared.clone(),
+                    resumer: resumer.clone(),
+                },
+            },
+            reading: Reading {
+                shared: shared.clone(),
+                waits: waits(per_user),
+                shutdown,
+            },
+            sessions: Sessions {
+                shared: shared.clone(),
+            },
+            resolving: Resolving { shared, resumer },
         }
-    }
-
-    /// The same service, letting one user (with their agents) hold at most
-    /// `per_user` long waits at once.
-    #[must_use]
-    pub fn with_waits_per_user(mut self, per_user: usize) -> Self {
-        self.waits = waits(per_user);
-        self
-    }
-
-    /// The same service, bounding what each user asks by `limits`
-    /// (under auth), or not at all (`None`).
-    #[must_use]
-    pub fn with_ask_limits(mut self, limits: Option<AskLimits>) -> Self {
-        self.asks = limits.map(|l| Arc::new(ask_limit::AskRate::new(l)));
-        self
-    }
-
-    /// The same service, expiring questions whose ask names no time after
-    /// `ttl` (`--question-ttl`); never when `None`.
-    #[must_use]
-    pub fn with_question_ttl(mut self, ttl: Option<std::time::Duration>) -> Self {
-        self.question_ttl = ttl;
-        self
-    }
-
-    /// The same service, notifying as `notifications` says, through the
-    /// resume webhooks' client and network policy.
-    #[must_use]
-    pub fn with_notifications(mut self, notifications: Notifications) -> Self {
-        self.notifications = notifications.sending_through(self.resumer.webhooks().clone());
-        self
-    }
-
-    /// What resume targets may do here (checked at session creation).
-    #[must_use]
-    pub fn resumer(&self) -> &Resumer {
-        &self.resumer
     }
 
     /// The database.
     #[must_use]
     pub fn db(&self) -> &Db {
-        &self.db
+        &self.reading.shared.db
     }
+}
 
-    /// Steps 1 and 2 of ResolveBundle: the bundle's durable rows, authorized
-    /// from their task (M5, A8). Unknown and foreign are the same 404 (A3, A5).
-    pub(super) async fn authorized_bundle(
-        &self,
-        caller: &Caller,
-        pending_id: &str,
-    ) -> Result<Bundle> {
-        let bundle = repo::load(self.db.pool(), pending_id).await?;
-        let bundle = bundle.ok_or(Error::NotFound("clarification request"))?;
-        if !auth::may_access_bundle(&self.db, caller, &bundle).await? {
-            return Err(Error::NotFound("clarification request"));
-        }
-        Ok(bundle)
+/// An agent asks (A6): [`ask`], [`agent_task`].
+#[derive(Debug, Clone)]
+pub struct Asking {
+    shared: Shared,
+    /// What each user may ask; `None`: not bounded (without auth).
+    asks: Option<Arc<ask_limit::AskRate>>,
+    question_ttl: Option<std::time::Duration>,
+}
+
+/// An answer or a decline claims a bundle and is delivered: [`resolve`],
+/// [`alike`], [`deliver`], [`live`], [`answer_link`], [`chat_answer`],
+/// [`provenance`].
+#[derive(Debug, Clone)]
+pub struct Resolving {
+    shared: Shared,
+    resumer: Resumer,
+}
+
+/// What a caller may see and wait for: [`view`], [`discovery`],
+/// [`notice`], [`wait`].
+#[derive(Debug, Clone)]
+pub struct Reading {
+    shared: Shared,
+    /// Long waits held, per user and in total (issue 26).
+    waits: Arc<Places>,
+    shutdown: tokio_util::sync::CancellationToken,
+}
+
+/// Sessions and turns: [`session`], [`close`].
+#[derive(Debug, Clone)]
+pub struct Sessions {
+    shared: Shared,
+}
+
+/// What runs without a request: [`expiry_sweep`], [`reconcile`].
+#[derive(Debug, Clone)]
+pub struct Sweeps {
+    shared: Shared,
+    /// A question that expires with defaults is answered with them.
+    resolving: Resolving,
+}
+
+impl Resolving {
+    /// What resume targets may do here (checked at session creation).
+    #[must_use]
+    pub fn resumer(&self) -> &Resumer {
+        &self.resumer
     }
+}
 
-    /// Wakes the waiters on `pending_id`, here and on the other replicas.
-    pub(super) fn wake(&self, pending_id: &str, wake: &Wake) {
-        self.waiters.wake(pending_id, wake.clone());
-        self.cluster.wake(pending_id, wake);
-    }
-
-    /// Whether the asking agent is waiting for `pending_id` (or polled moments
-    /// ago), on this replica or another.
-    pub(super) async fn is_attached(&self, pending_id: &str) -> Result<bool> {
-        Ok(self.waiters.is_attached(pending_id) || self.cluster.is_attached(pending_id).await?)
+impl Reading {
+    /// A place for one long wait of `caller`'s, held while it blocks.
+    ///
+    /// # Errors
+    /// [`Error::TooMany`] when the caller's user holds their share.
+    pub fn wait_place(&self, caller: &Caller) -> Result<Place> {
+        self.waits
+            .open(caller)
+            .map_err(|full| Error::TooMany(self.waits.reason(full).to_owned()))
     }
 }
 

@@ -7,7 +7,7 @@ use clarify_core::api::{Event, MessageEvent, Notice, NoticeKind, Payload};
 use clarify_core::{ClarificationMetadata, EventKind, MessageKind, Status};
 
 use super::discovery::PendingArgs;
-use super::{Lifecycle, Result};
+use super::{Reading, Resolving, Result, Shared};
 use crate::auth::Caller;
 use crate::db::clarification::{self as repo, Bundle};
 use crate::db::tasks;
@@ -38,7 +38,7 @@ pub(super) fn change_of(action: EventKind, event: &MessageEvent) -> Option<(Stri
     Some((metadata.pending_id, change))
 }
 
-impl Lifecycle {
+impl Reading {
     /// The notice `event` makes, for a reader at `base` (the server's URL
     /// as the reader reached it); `None` for events about anything else.
     /// The caller has already been found to see the event's task.
@@ -52,7 +52,7 @@ impl Lifecycle {
         let Some((pending_id, change)) = change_of(event.action, message) else {
             return Ok(None);
         };
-        let Some(bundle) = repo::load(self.db.pool(), &pending_id).await? else {
+        let Some(bundle) = repo::load(self.shared.db.pool(), &pending_id).await? else {
             return Ok(None);
         };
         Ok(Some(self.streamed_notice(&bundle, change, base).await?))
@@ -71,7 +71,7 @@ impl Lifecycle {
         let page = self.list_pending(caller, &args).await?;
         let mut notices = Vec::with_capacity(page.bundles.len());
         for listed in page.bundles {
-            if let Some(bundle) = repo::load(self.db.pool(), &listed.pending_id).await? {
+            if let Some(bundle) = repo::load(self.shared.db.pool(), &listed.pending_id).await? {
                 notices.push(
                     self.streamed_notice(&bundle, NoticeKind::Waiting, base)
                         .await?,
@@ -88,20 +88,23 @@ impl Lifecycle {
         change: NoticeKind,
         base: &str,
     ) -> Result<Notice> {
-        let mut notice = self.notice(bundle, change, base).await?;
+        let mut notice = self.shared.notice(bundle, change, base).await?;
         // A bundle whose links are used up costs the stream no write
         // transaction (a follower reconnecting in a loop must not take
         // SQLite's writer again and again): looked at on the read pool.
         if super::answer_link::wants_links(bundle, change)
-            && super::answer_link::room_for_links(self.db.pool(), bundle.pending_id()).await?
+            && super::answer_link::room_for_links(self.shared.db.pool(), bundle.pending_id())
+                .await?
         {
-            let mut tx = self.db.begin_write().await?;
-            Self::add_links(&mut tx, bundle, &mut notice, base, STREAM_CLIENT).await?;
+            let mut tx = self.shared.db.begin_write().await?;
+            Resolving::add_links(&mut tx, bundle, &mut notice, base, STREAM_CLIENT).await?;
             tx.commit().await?;
         }
         Ok(notice)
     }
+}
 
+impl Shared {
     pub(super) async fn notice(
         &self,
         bundle: &Bundle,

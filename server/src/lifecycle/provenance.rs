@@ -5,7 +5,7 @@ use clarify_core::PendingId;
 use clarify_core::listing::{Cursor, clamp_limit};
 use clarify_core::{ANONYMOUS, AnsweredBy, Attempt, Attempts, Channel};
 
-use super::{Lifecycle, Result};
+use super::{Reading, Resolving, Result};
 use crate::auth::Caller;
 use crate::clock;
 use crate::db::{attempts, page, users};
@@ -40,14 +40,14 @@ pub(super) enum Lost {
     Inactive,
 }
 
-impl Lifecycle {
+impl Resolving {
     /// Who `caller` is, answering through `via`: the user's name under
     /// auth, `anonymous` with auth off.
     pub(super) async fn answered_by(&self, caller: &Caller, via: &Via) -> Result<AnsweredBy> {
         // Defaults chosen at expiry are nobody's.
         let user = match caller {
             _ if via.channel == Channel::Expiry => String::new(),
-            Caller::User(id) => users::by_id(self.db.pool(), id)
+            Caller::User(id) => users::by_id(self.shared.db.pool(), id)
                 .await?
                 .map_or_else(|| id.to_string(), |u| u.name),
             Caller::Unscoped | Caller::Agent(_) => ANONYMOUS.to_owned(),
@@ -65,6 +65,7 @@ impl Lifecycle {
         let now = clock::now_micros();
         let id = new_id();
         let logged = self
+            .shared
             .db
             .write(async |c| attempts::record(c, &id, pending_id, by, outcome, now).await)
             .await;
@@ -72,7 +73,9 @@ impl Lifecycle {
             tracing::warn!(pending_id, %error, "an attempt was not logged");
         }
     }
+}
 
+impl Reading {
     /// `GET /clarification/{id}/attempts`: the winner (from its claim) and
     /// every later attempt, oldest first, for whoever may see the bundle.
     ///
@@ -86,7 +89,7 @@ impl Lifecycle {
         limit: Option<i64>,
     ) -> Result<Attempts> {
         let pending_id = pending_id.as_str();
-        let bundle = self.authorized_bundle(caller, pending_id).await?;
+        let bundle = self.shared.authorized_bundle(caller, pending_id).await?;
         let after = super::cursor(cursor_text.trim())?;
         let limit = clamp_limit(limit);
         let mut list = Vec::new();
@@ -105,7 +108,8 @@ impl Lifecycle {
         let (rows, next_cursor) = if logged == 0 {
             // A page of the winner alone: the next starts at the first
             // logged attempt, if any, just before which the cursor points.
-            let (first, _) = attempts::of_bundle_page(self.db.pool(), pending_id, None, 1).await?;
+            let (first, _) =
+                attempts::of_bundle_page(self.shared.db.pool(), pending_id, None, 1).await?;
             let next = first.first().map_or_else(String::new, |r| {
                 Cursor {
                     created_at: r.created_at - 1,
@@ -116,7 +120,7 @@ impl Lifecycle {
             (Vec::new(), next)
         } else {
             let (rows, more_rows) =
-                attempts::of_bundle_page(self.db.pool(), pending_id, after.as_ref(), logged)
+                attempts::of_bundle_page(self.shared.db.pool(), pending_id, after.as_ref(), logged)
                     .await?;
             let next = page::next_cursor(&rows, more_rows, |r| (r.created_at, r.id.clone()));
             (rows, next)
@@ -133,7 +137,7 @@ impl Lifecycle {
                 outcome: row.outcome,
             });
         }
-        let more = attempts::unlogged(self.db.pool(), pending_id).await?;
+        let more = attempts::unlogged(self.shared.db.pool(), pending_id).await?;
         Ok(Attempts {
             pending_id: pending_id.to_owned(),
             attempts: list,

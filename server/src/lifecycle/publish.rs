@@ -4,11 +4,11 @@
 use clarify_core::api::{self, Payload, TaskChange};
 use clarify_core::{EventKind, pending_action};
 
-use super::{Lifecycle, Result};
+use super::{Result, Shared};
 use crate::db::messages::{self, Message};
 use crate::db::publishing;
 
-impl Lifecycle {
+impl Shared {
     pub(super) async fn publish_bundle(&self, pending_id: &str) -> Result<()> {
         let updated = messages::of_bundle(self.db.pool(), pending_id).await?;
         let Some(session_id) = updated.first().map(|m| m.task_session_id.clone()) else {

@@ -3,11 +3,11 @@
 
 use clarify_core::delivery::{Event, State, transition};
 
-use super::{Lifecycle, Result};
+use super::{Result, Sweeps};
 use crate::clock::{micros, now_micros};
 use crate::db::clarification::{self as repo, Guard};
 
-impl Lifecycle {
+impl Sweeps {
     /// R6: a claim a crash left undelivered becomes answerable again —
     /// unless a resume dispatch had started, which may have reached the
     /// agent; that one is kept (an answer reaches the agent at most once).
@@ -20,7 +20,7 @@ impl Lifecycle {
     /// Database errors.
     pub async fn reconcile(&self, guard: Guard) -> Result<usize> {
         let mut reconciled = 0;
-        for pending_id in repo::delivery_pending(self.db.pool()).await? {
+        for pending_id in repo::delivery_pending(self.shared.db.pool()).await? {
             // One claim that cannot be mended now must not keep the others
             // from being mended (issue 26): it is logged, and the next pass
             // tries it again.
@@ -37,7 +37,7 @@ impl Lifecycle {
 
     /// Reconciles one claim; whether it changed.
     async fn reconcile_one(&self, pending_id: &str, guard: Guard) -> Result<bool> {
-        let Some(bundle) = repo::load(self.db.pool(), pending_id).await? else {
+        let Some(bundle) = repo::load(self.shared.db.pool(), pending_id).await? else {
             return Ok(false);
         };
         // The delivery machine's `Sweep` column: kept for pickup stays
@@ -51,9 +51,9 @@ impl Lifecycle {
         let attempted = swept == State::Delivered;
         let now = now_micros();
         let changed = if attempted {
-            repo::finalize(&self.db, pending_id, now, guard).await?
+            repo::finalize(&self.shared.db, pending_id, now, guard).await?
         } else {
-            repo::restore(&self.db, pending_id, now, guard).await?
+            repo::restore(&self.shared.db, pending_id, now, guard).await?
         };
         if !changed {
             return Ok(false);
@@ -68,7 +68,7 @@ impl Lifecycle {
                 pending_id,
                 "restored a clarification whose delivery was interrupted"
             );
-            if let Err(error) = self.publish_bundle(pending_id).await {
+            if let Err(error) = self.shared.publish_bundle(pending_id).await {
                 tracing::warn!(pending_id, %error, "restored, but browsers were not told");
             }
         }

@@ -8,12 +8,12 @@ use clarify_core::{AnsweredBy, Outcome, Question, RespondBody, Submission, valid
 use super::deliver::Won;
 use super::live::Live;
 use super::provenance::{Lost, Via};
-use super::{Error, Lifecycle, Result};
+use super::{Error, Resolving, Result};
 use crate::auth::Caller;
 use crate::clock::{self, now_micros};
 use crate::db::clarification::{self as repo, Bundle, Claiming, Delivery};
 
-impl Lifecycle {
+impl Resolving {
     /// ResolveBundle: authorize, validate (N6–N8b, L16), claim (P1), tell a
     /// loser the winner (R2), and deliver for the winner only (R7).
     ///
@@ -28,7 +28,7 @@ impl Lifecycle {
         submission: &Submission,
     ) -> Result<RespondBody> {
         let pending_id = pending_id.as_str();
-        let bundle = self.authorized_bundle(caller, pending_id).await?;
+        let bundle = self.shared.authorized_bundle(caller, pending_id).await?;
         if matches!(caller, Caller::Agent(agent) if agent.scoped) {
             return Err(Error::Forbidden("an agent cannot answer its own question"));
         }
@@ -85,14 +85,15 @@ impl Lifecycle {
                     Delivery::Pending
                 },
             };
-            let claimed = match repo::complete_active_bundle(&self.db, pending_id, claiming).await {
-                Ok(claimed) => claimed,
-                Err(error) => {
-                    // R4a: logged with the pending_id, answered 500, not retried.
-                    tracing::error!(pending_id, %error, "clarification claim failed");
-                    return Err(Error::from(error));
-                }
-            };
+            let claimed =
+                match repo::complete_active_bundle(&self.shared.db, pending_id, claiming).await {
+                    Ok(claimed) => claimed,
+                    Err(error) => {
+                        // R4a: logged with the pending_id, answered 500, not retried.
+                        tracing::error!(pending_id, %error, "clarification claim failed");
+                        return Err(Error::from(error));
+                    }
+                };
             let Some(claim) = claimed else {
                 return self.loser(pending_id, by).await;
             };
@@ -120,7 +121,7 @@ impl Lifecycle {
     /// its reconstructed response (R2b); none → 409. Either way the attempt
     /// is logged, with who made it.
     pub(super) async fn loser(&self, pending_id: &str, by: &AnsweredBy) -> Result<RespondBody> {
-        let reread = repo::load(self.db.pool(), pending_id).await?;
+        let reread = repo::load(self.shared.db.pool(), pending_id).await?;
         let won = reread
             .as_ref()
             .and_then(|b| b.winner().map(|w| (w, b.updated_at())));

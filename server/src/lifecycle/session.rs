@@ -6,14 +6,14 @@ use clarify_core::SessionState;
 use clarify_core::session::UnknownState;
 use clarify_core::{SessionId, TurnId};
 
-use super::{Error, Lifecycle, Result};
+use super::{Error, Result, Sessions, Shared};
 use crate::clock::now_micros;
 use crate::db::batch::{Batch, Done};
 use crate::db::clarification::{self as repo, Scope, Transition};
 use crate::db::{Tx, sessions, turns};
 use crate::waiters::Wake;
 
-impl Lifecycle {
+impl Sessions {
     /// Sets a session's state; a terminal state expires its active bundles.
     ///
     /// # Errors
@@ -31,14 +31,14 @@ impl Lifecycle {
         // One transaction: the expiry is read while the session is still
         // live (an ended session's questions are no longer "active"), and
         // no question stays pending on an ended session, even for a moment.
-        let mut tx = self.db.begin_write().await?;
-        sessions::lock(&mut tx, self.db.backend(), session_id)
+        let mut tx = self.shared.db.begin_write().await?;
+        sessions::lock(&mut tx, self.shared.db.backend(), session_id)
             .await?
             .ok_or(Error::NotFound("session"))?;
         let expired = if state.is_terminal() {
             repo::transition_in(
                 &mut tx,
-                &self.db,
+                &self.shared.db,
                 Scope::Session(session_id),
                 Transition::Expire,
                 now,
@@ -49,13 +49,17 @@ impl Lifecycle {
         };
         sessions::set_state(&mut tx, session_id, state, now).await?;
         tx.commit().await?;
-        let session = sessions::get(self.db.pool(), session_id)
+        let session = sessions::get(self.shared.db.pool(), session_id)
             .await?
             .ok_or(Error::NotFound("session"))?;
         if !expired.is_empty() {
-            self.closed(&expired, session_id, &session.task_id).await?;
+            self.shared
+                .closed(&expired, session_id, &session.task_id)
+                .await?;
         }
-        self.publish_session(session_id, &session.task_id).await;
+        self.shared
+            .publish_session(session_id, &session.task_id)
+            .await;
         Ok(session)
     }
 
@@ -66,13 +70,15 @@ impl Lifecycle {
     /// Database errors.
     pub async fn start_turn(&self, session_id: &SessionId, now: i64) -> Result<turns::Turn> {
         let session_id = session_id.as_str();
-        let mut tx = self.db.begin_write().await?;
-        let started = self.start_turn_in(&mut tx, session_id, now).await?;
+        let mut tx = self.shared.db.begin_write().await?;
+        let started = self.shared.start_turn_in(&mut tx, session_id, now).await?;
         tx.commit().await?;
-        self.turn_started(&started).await?;
+        self.shared.turn_started(&started).await?;
         Ok(started.turn)
     }
+}
 
+impl Shared {
     /// [`Self::start_turn`]'s writes, inside the caller's write transaction;
     /// announce the result with [`Self::turn_started`] once it commits.
     pub(super) async fn start_turn_in(
@@ -128,7 +134,9 @@ impl Lifecycle {
         }
         Ok(())
     }
+}
 
+impl Sessions {
     /// Completes a turn and runs the detach pass on its still-active bundles.
     ///
     /// # Errors
@@ -138,22 +146,23 @@ impl Lifecycle {
         let session_id = session_id.as_str();
         let now = now_micros();
         let completed = self
+            .shared
             .db
             .write(async |c| turns::complete(c, turn_id, now).await)
             .await?;
-        let is_current = turns::current(self.db.pool(), session_id)
+        let is_current = turns::current(self.shared.db.pool(), session_id)
             .await?
             .is_some_and(|t| t.id == turn_id);
         if is_current {
             let detached = repo::transition(
-                &self.db,
+                &self.shared.db,
                 Scope::Session(session_id),
                 Transition::Detach,
                 now,
             )
             .await?;
             for pending_id in &detached {
-                self.publish_bundle(pending_id).await?;
+                self.shared.publish_bundle(pending_id).await?;
             }
         }
         Ok(completed)

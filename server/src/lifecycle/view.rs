@@ -5,13 +5,13 @@ use clarify_core::api::BundleView;
 use clarify_core::listing::BundleIdentity;
 use clarify_core::{PendingBundle, Response, Status, ViewStatus, Winner};
 
-use super::{Lifecycle, Result};
+use super::{Reading, Result};
 use crate::auth::Caller;
 use crate::clock::{self, now_micros};
 use crate::db::clarification::{self as repo, Bundle};
 use crate::db::declines;
 
-impl Lifecycle {
+impl Reading {
     /// The bundle as stored, for `GET /clarification/{id}`: the one read
     /// that may write, as its name says. The asking agent's own read
     /// collects an answer kept for it (pull delivery): delivered from then
@@ -25,11 +25,11 @@ impl Lifecycle {
         pending_id: &PendingId,
     ) -> Result<BundleView> {
         let pending_id = pending_id.as_str();
-        let bundle = self.authorized_bundle(caller, pending_id).await?;
+        let bundle = self.shared.authorized_bundle(caller, pending_id).await?;
         let view = self.view(&bundle).await?;
         if view.awaiting_pickup && caller.is_asking_agent(bundle.session_id()) {
-            self.collect(&bundle).await?;
-            let bundle = self.authorized_bundle(caller, pending_id).await?;
+            self.shared.collect(&bundle).await?;
+            let bundle = self.shared.authorized_bundle(caller, pending_id).await?;
             return self.view(&bundle).await;
         }
         Ok(view)
@@ -41,13 +41,16 @@ impl Lifecycle {
     /// # Errors
     /// 404 unknown or foreign.
     pub async fn read(&self, caller: &Caller, pending_id: &PendingId) -> Result<BundleView> {
-        let bundle = self.authorized_bundle(caller, pending_id.as_str()).await?;
+        let bundle = self
+            .shared
+            .authorized_bundle(caller, pending_id.as_str())
+            .await?;
         self.view(&bundle).await
     }
 
     async fn view(&self, bundle: &Bundle) -> Result<BundleView> {
         let pending_id = bundle.pending_id().to_owned();
-        let active = repo::is_active(self.db.pool(), &pending_id).await?;
+        let active = repo::is_active(self.shared.db.pool(), &pending_id).await?;
         let won = bundle.winner();
         let status = match (&won, active) {
             (Some(w), _) => w.status.into(),
@@ -78,7 +81,7 @@ impl Lifecycle {
             status,
             active,
             agent_disconnected,
-            agent_waiting: !agent_disconnected && self.is_attached(&pending_id).await?,
+            agent_waiting: !agent_disconnected && self.shared.is_attached(&pending_id).await?,
             awaiting_pickup: bundle.awaits_pickup(),
             answered_by: bundle.answered_by(),
             response: match won {
@@ -100,7 +103,7 @@ impl Lifecycle {
         let pending_id = bundle.pending_id();
         let mut response = winner.to_response(pending_id, &clock::rfc3339(bundle.updated_at()));
         if response.rejected {
-            response.reject_reason = declines::reason(self.db.pool(), pending_id).await?;
+            response.reject_reason = declines::reason(self.shared.db.pool(), pending_id).await?;
         }
         Ok(response)
     }

@@ -4,7 +4,7 @@
 use clarify_core::PendingId;
 use clarify_core::{RespondBody, Status};
 
-use super::{Error, Lifecycle, Result};
+use super::{Error, Reading, Result, Shared};
 use crate::auth::Caller;
 use crate::clock;
 use crate::db::clarification::{self as repo, Bundle, Guard};
@@ -27,7 +27,7 @@ pub enum WaitOutcome {
     ShuttingDown,
 }
 
-impl Lifecycle {
+impl Shared {
     /// The agent collects an answer kept for it: delivered from now on.
     /// Guarded by the rows as read, so two collections write once.
     pub(super) async fn collect(&self, bundle: &Bundle) -> Result<()> {
@@ -39,7 +39,9 @@ impl Lifecycle {
         }
         Ok(())
     }
+}
 
+impl Reading {
     /// Long-polls for the bundle's resolution. Dropping the future (the
     /// client went away) unregisters the waiter.
     ///
@@ -57,7 +59,7 @@ impl Lifecycle {
         // the wait blocks.
         let asking = clarify_core::delivery::attaches(
             caller.waiter(
-                Box::pin(self.authorized_bundle(caller, pending_id))
+                Box::pin(self.shared.authorized_bundle(caller, pending_id))
                     .await?
                     .session_id(),
             ),
@@ -70,11 +72,16 @@ impl Lifecycle {
         // attaches; anyone else who may see the bundle observes the outcome
         // without taking the delivery.
         let mut waiting = if asking {
-            let waiting = self.waiters.wait(pending_id);
-            Box::pin(self.cluster.attach(self.db.pool(), pending_id)).await?;
+            let waiting = self.shared.waiters.wait(pending_id);
+            Box::pin(
+                self.shared
+                    .cluster
+                    .attach(self.shared.db.pool(), pending_id),
+            )
+            .await?;
             waiting
         } else {
-            self.waiters.observe(pending_id)
+            self.shared.waiters.observe(pending_id)
         };
         self.await_outcome(pending_id, &mut waiting, timeout).await
     }
@@ -124,8 +131,8 @@ impl Lifecycle {
         }
         // Activeness before the rows: a claim committing between the two
         // reads then shows up as a winner, never as "inactive, no winner".
-        let active = repo::is_active(self.db.pool(), pending_id).await?;
-        let bundle = repo::load(self.db.pool(), pending_id)
+        let active = repo::is_active(self.shared.db.pool(), pending_id).await?;
+        let bundle = repo::load(self.shared.db.pool(), pending_id)
             .await?
             .ok_or(Error::NotFound("clarification request"))?;
         if let Some(w) = bundle.winner() {
@@ -133,7 +140,7 @@ impl Lifecycle {
                 // Kept for the agent (pull delivery): its wait collects it;
                 // anyone else only reads the outcome.
                 if waiting.is_agent() {
-                    self.collect(&bundle).await?;
+                    self.shared.collect(&bundle).await?;
                 }
                 let response = Box::pin(self.winner_response(&bundle, &w)).await?;
                 let body = RespondBody::new(true, w.status, response);

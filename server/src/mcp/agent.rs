@@ -58,9 +58,10 @@ impl AgentServer {
             .questions;
         let lifecycle = &self.state.lifecycle;
         // A blocked ask is a long wait, held and bounded as `/wait` is.
-        let place = lifecycle.wait_place(caller)?;
+        let place = lifecycle.reading.wait_place(caller)?;
         let expires_in = crate::lifecycle::expires_in(seconds)?;
         let (created, waiting) = lifecycle
+            .asking
             .create_attached(session_id, &bundle, expires_in)
             .await?;
         let modern = context
@@ -160,6 +161,7 @@ impl ServerHandler for AgentServer {
         let look = self
             .state
             .lifecycle
+            .asking
             .look_at_task(&caller, &request.task_id)
             .await
             .map_err(|e| agent_task::protocol_error(&e))?;
@@ -177,6 +179,7 @@ impl ServerHandler for AgentServer {
         let caller = Self::task_caller(&context)?;
         self.state
             .lifecycle
+            .asking
             .task_of(&caller, &request.task_id)
             .await
             .map_err(|e| agent_task::protocol_error(&e))?;
@@ -191,6 +194,7 @@ impl ServerHandler for AgentServer {
         let caller = Self::task_caller(&context)?;
         self.state
             .lifecycle
+            .asking
             .cancel_task(&caller, &request.task_id)
             .await
             .map_err(|e| agent_task::protocol_error(&e))

@@ -53,6 +53,7 @@ pub async fn ask(
         let expires_in = lifecycle::expires_in(seconds)?;
         state
             .lifecycle
+            .asking
             .ask_as_task(caller, session_id, &bundle, expires_in)
             .await
     };

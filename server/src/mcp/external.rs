@@ -136,6 +136,7 @@ impl ExternalServer {
             // The same ResolveBundle as the REST endpoint (N2).
             self.state
                 .lifecycle
+                .resolving
                 .resolve(caller, via, &args.pending_id.as_str().into(), &submission)
                 .await
         }
@@ -183,7 +184,11 @@ impl ExternalServer {
                 cursor: args.cursor,
                 limit: (args.limit != 0).then_some(args.limit),
             };
-            self.state.lifecycle.list_pending(&caller, &args).await
+            self.state
+                .lifecycle
+                .reading
+                .list_pending(&caller, &args)
+                .await
         }
         .await;
         Ok(result::from(outcome))
@@ -255,6 +260,7 @@ impl ExternalServer {
             let args = args.into_result()?;
             self.state
                 .lifecycle
+                .reading
                 .list_tasks(&caller, &args.workspace_id)
                 .await
         }
@@ -280,6 +286,7 @@ impl ExternalServer {
             let limit = (args.limit != 0).then_some(args.limit);
             self.state
                 .lifecycle
+                .reading
                 .conversation(&caller, &args.task_id, &args.cursor, limit)
                 .await
         }

@@ -132,7 +132,7 @@ impl Held {
     /// goes first, so that the answer is not handed to this call.
     pub async fn detach(self) -> Result<(), Error> {
         drop(self.waiting);
-        self.lifecycle.detach(&self.pending_id).await
+        self.lifecycle.sessions.detach(&self.pending_id).await
     }
 
     fn into_stream(self) -> impl Stream<Item = Result<Event, Infallible>> + Send {
@@ -160,6 +160,7 @@ impl Waiter {
             }
             let outcome = held
                 .lifecycle
+                .reading
                 .await_outcome(&held.pending_id, &mut held.waiting, held.every)
                 .await;
             let ended = match outcome {

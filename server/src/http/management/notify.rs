@@ -128,6 +128,7 @@ pub async fn set_notify(
     if !url.is_empty() {
         state
             .lifecycle
+            .resolving
             .resumer()
             .webhooks()
             .check("webhook_url", url)

@@ -103,6 +103,7 @@ pub async fn create_session(
     if let Some(target) = &body.resume {
         state
             .lifecycle
+            .resolving
             .resumer()
             .check(target)
             .map_err(Error::BadRequest)?;
@@ -168,7 +169,11 @@ pub async fn patch_session(
     Json(body): Json<api::SessionPatch>,
 ) -> Result<impl IntoResponse> {
     visible_session(&state, &caller, &id).await?;
-    let session = state.lifecycle.set_session_state(&id, &body.state).await?;
+    let session = state
+        .lifecycle
+        .sessions
+        .set_session_state(&id, &body.state)
+        .await?;
     Ok(axum::Json(api::Session::from(session)))
 }
 
@@ -190,7 +195,11 @@ pub async fn start_turn(
     Path(id): Path<SessionId>,
 ) -> Result<impl IntoResponse> {
     visible_session(&state, &caller, &id).await?;
-    let turn = state.lifecycle.start_turn(&id, now_micros()).await?;
+    let turn = state
+        .lifecycle
+        .sessions
+        .start_turn(&id, now_micros())
+        .await?;
     Ok((StatusCode::CREATED, axum::Json(api::Turn::from(turn))))
 }
 
@@ -218,7 +227,11 @@ pub async fn complete_turn(
     turns::get(state.db().pool(), &id, &turn_id)
         .await?
         .ok_or(Error::NotFound("turn"))?;
-    state.lifecycle.complete_turn(&id, &turn_id).await?;
+    state
+        .lifecycle
+        .sessions
+        .complete_turn(&id, &turn_id)
+        .await?;
     let turn = turns::get(state.db().pool(), &id, &turn_id)
         .await?
         .ok_or(Error::NotFound("turn"))?;

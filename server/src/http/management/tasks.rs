@@ -221,6 +221,7 @@ pub async fn list_tasks(
     };
     let page = state
         .lifecycle
+        .reading
         .tasks_page(
             &caller,
             filter,

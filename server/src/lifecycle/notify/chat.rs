@@ -6,7 +6,7 @@
 use clarify_core::api::{Notice, NoticeKind};
 use serde_json::Value;
 
-use super::super::{Lifecycle, Result};
+use super::super::{Resolving, Result, Shared};
 use super::{slack, telegram};
 use crate::clock::now_micros;
 use crate::db::chat_messages;
@@ -37,7 +37,7 @@ struct Call {
     bearer: Option<String>,
 }
 
-impl Lifecycle {
+impl Shared {
     /// One attempt at `row`, a notice (`notice`) for `chat`.
     ///
     /// # Errors
@@ -147,11 +147,11 @@ impl Lifecycle {
     }
 }
 
-impl Lifecycle {
+impl Resolving {
     /// Tells a Slack user `line`, seen only by them, at the `response_url`
     /// of their press; in the background, through the guarded client.
     pub fn tell_in_slack(&self, response_url: String, line: &str) {
-        let Some(webhooks) = self.notifications.webhooks.clone() else {
+        let Some(webhooks) = self.shared.notifications.webhooks.clone() else {
             return;
         };
         let body = serde_json::json!({"response_type": "ephemeral", "replace_original": false, "text": line});
@@ -170,8 +170,8 @@ impl Lifecycle {
     /// Calls the Telegram bot's `method` with `body`, in the background.
     pub fn tell_in_telegram(&self, method: &'static str, body: Value) {
         let (Some(webhooks), Some(bot)) = (
-            self.notifications.webhooks.clone(),
-            self.notifications.telegram.clone(),
+            self.shared.notifications.webhooks.clone(),
+            self.shared.notifications.telegram.clone(),
         ) else {
             return;
         };

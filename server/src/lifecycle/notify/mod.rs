@@ -28,7 +28,7 @@ use clarify_core::EventKind;
 use clarify_core::api::{MessageEvent, Notice, NoticeKind};
 
 use super::notice::change_of;
-use super::{Lifecycle, Result};
+use super::{Resolving, Result, Shared};
 use crate::clock::now_micros;
 use crate::db::clarification::{self as repo, Bundle};
 use crate::db::notifications::{self, Outgoing};
@@ -133,7 +133,7 @@ impl Notifications {
     }
 }
 
-impl Lifecycle {
+impl Shared {
     /// Queues the notices an event (`action`, `payload`) makes, if any, for the server's targets
     /// and `own` (the workspace's webhook and Slack channel), in the background: the change is
     /// already durable, and whoever made it is not kept waiting. With no
@@ -204,7 +204,7 @@ impl Lifecycle {
                 let mut notice = notice.clone();
                 // The waiting notice and its reminder share one set of links.
                 if links.is_empty() {
-                    Self::add_links(&mut tx, bundle, &mut notice, base, &client).await?;
+                    Resolving::add_links(&mut tx, bundle, &mut notice, base, &client).await?;
                     links = notice.actions.clone();
                 } else {
                     notice.actions = links.clone();

@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::super::{Lifecycle, Result};
+use super::super::{Result, Shared, Sweeps};
 use crate::clock::{micros, now_micros};
 use crate::db::clarification as repo;
 use crate::db::notifications::{self, Outgoing};
@@ -30,9 +30,15 @@ const KEEP_ENDED: Duration = Duration::from_secs(24 * 3600);
 /// How often ended rows are forgotten.
 const PRUNE_EVERY: Duration = Duration::from_secs(3600);
 
-impl Lifecycle {
+impl Sweeps {
     /// Delivers due notices until `shutdown`.
     pub async fn deliver_notifications(self, shutdown: tokio_util::sync::CancellationToken) {
+        self.shared.deliver_notifications(shutdown).await;
+    }
+}
+
+impl Shared {
+    async fn deliver_notifications(self, shutdown: tokio_util::sync::CancellationToken) {
         let mut pruned: Option<Instant> = None;
         loop {
             if let Err(error) = self.send_due().await {

@@ -161,6 +161,7 @@ impl Call<'_> {
         let lifecycle = &self.state.lifecycle;
         let (bundles, more) = if args.pending_id.trim().is_empty() {
             let page = lifecycle
+                .reading
                 .list_pending(
                     self.caller,
                     &PendingArgs {
@@ -173,6 +174,7 @@ impl Call<'_> {
             (page.bundles, !page.next_cursor.is_empty())
         } else {
             let view = lifecycle
+                .reading
                 .read(self.caller, &args.pending_id.trim().into())
                 .await?;
             if !view.active {
@@ -211,6 +213,7 @@ impl Call<'_> {
         match self
             .state
             .lifecycle
+            .reading
             .read(self.caller, &s.bundle.pending_id.as_str().into())
             .await
         {
@@ -231,6 +234,7 @@ impl Call<'_> {
         let outcome = self
             .state
             .lifecycle
+            .resolving
             .resolve(
                 self.caller,
                 self.via,

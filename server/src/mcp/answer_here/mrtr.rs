@@ -51,6 +51,7 @@ impl Call<'_> {
             let read = self
                 .state
                 .lifecycle
+                .reading
                 .read(self.caller, &pending_id.as_str().into())
                 .await;
             let view = match read {
