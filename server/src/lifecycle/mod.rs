@@ -22,7 +22,7 @@ mod expiry;
 mod expiry_sweep;
 mod live;
 mod notice;
-mod notify;
+mod outbox;
 pub mod projection;
 mod provenance;
 mod publish;
@@ -34,15 +34,13 @@ mod wait;
 
 pub use agent_task::{TaskLook, TaskState};
 pub use alike::MAX_ALIKE;
-pub use answer_link::{LINK_PATH, LINK_PREFIX, LinkPage, LinkState, client_of};
+pub use answer_link::{LINK_PATH, LINK_PREFIX, LinkPage, LinkState, answer_text};
 pub use ask::Created;
 pub use ask_limit::{ASK_BURST, ASKS_PER_MINUTE, AskLimits, MAX_OPEN_QUESTIONS};
 pub use error::{Error, Result};
 pub use expiry::{EXPIRY_EVERY, LONGEST, expires_in};
 pub use expiry_sweep::GIVE_UP_AFTER;
-pub use notify::{
-    FIRST_RETRY, NOTIFY_FOR, Notifications, PER_OWNER, PER_TARGET, ntfy, slack, telegram,
-};
+pub use outbox::{NOTIFY_FOR, Outbound};
 pub use provenance::Via;
 pub use reconcile::{ORPHAN_AFTER, SWEEP_EVERY};
 pub use wait::WaitOutcome;
@@ -68,8 +66,9 @@ pub struct Lifecycle {
     shutdown: tokio_util::sync::CancellationToken,
     /// When a question expires if its ask does not say (`--question-ttl`).
     question_ttl: Option<std::time::Duration>,
-    /// Where notices go (`--notify-webhook`, workspaces' own).
-    notifications: Notifications,
+    /// Where notices go (`--notify-webhook`, workspaces' own): the port
+    /// to the channels.
+    notifications: Arc<dyn Outbound>,
     /// Long waits held, per user and in total (issue 26).
     waits: Arc<Places>,
     /// What each user may ask (issue 45 item 7-P4); `None`: not bounded
@@ -121,7 +120,7 @@ impl Lifecycle {
             resumer,
             shutdown,
             question_ttl: None,
-            notifications: Notifications::default(),
+            notifications: Arc::new(outbox::Unset),
             waits: waits(2 * crate::quota::MAX_OPEN_SESSIONS),
             asks: None,
         }
@@ -151,11 +150,10 @@ impl Lifecycle {
         self
     }
 
-    /// The same service, notifying as `notifications` says, through the
-    /// resume webhooks' client and network policy.
+    /// The same service, notifying as `notifications` says.
     #[must_use]
-    pub fn with_notifications(mut self, notifications: Notifications) -> Self {
-        self.notifications = notifications.sending_through(self.resumer.webhooks().clone());
+    pub fn with_notifications(mut self, notifications: Arc<dyn Outbound>) -> Self {
+        self.notifications = notifications;
         self
     }
 
