@@ -10,6 +10,7 @@
 
 mod app;
 pub mod auth;
+pub mod channels;
 pub mod cli;
 pub mod client;
 pub mod clock;

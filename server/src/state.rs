@@ -1,16 +1,14 @@
 //! Shared state handed to every request handler.
 
 use crate::auth::seal::SealKey;
+use crate::channels::{Channels, FIRST_RETRY, Sender, ntfy, slack, telegram};
 use crate::clock::{micros, now_micros};
 use crate::cluster::Cluster;
 use crate::db::Db;
 use crate::db::clarification::Guard;
 use crate::events::Events;
 use crate::ids::Secret;
-use crate::lifecycle::{
-    EXPIRY_EVERY, Error, FIRST_RETRY, Lifecycle, Notifications, ORPHAN_AFTER, SWEEP_EVERY, ntfy,
-    slack, telegram,
-};
+use crate::lifecycle::{EXPIRY_EVERY, Error, Lifecycle, ORPHAN_AFTER, SWEEP_EVERY};
 use crate::resume::{
     AllowedCommands, COMMAND_CONCURRENCY, COMMAND_TIMEOUT, Resumer, WebhookNetworks,
 };
@@ -151,8 +149,8 @@ impl Config {
     }
 
     /// Where notices go, each target checked against the same network
-    /// policy as resume webhooks.
-    fn notifications(&self, resumer: &Resumer) -> Result<Notifications, Error> {
+    /// policy as resume webhooks, and sent through their client.
+    fn channels(&self, resumer: &Resumer) -> Result<Channels, Error> {
         for url in &self.notify_webhooks {
             resumer
                 .webhooks()
@@ -173,7 +171,8 @@ impl Config {
             .public_url
             .as_deref()
             .unwrap_or("http://localhost:7420");
-        Ok(Notifications::new(
+        Ok(Channels::new(
+            resumer.webhooks().clone(),
             targets,
             base,
             Some(self.notify_first_retry.unwrap_or(FIRST_RETRY)),
@@ -296,6 +295,8 @@ pub struct Shared {
     pub events: Events,
     /// How the server was started.
     pub config: Config,
+    /// Every way a notice leaves; what tells a chat's presser.
+    pub channels: Channels,
     /// Cancelled when the server shuts down: ends open MCP streams,
     /// WebSockets and long polls so that shutdown does not wait on them.
     pub shutdown: tokio_util::sync::CancellationToken,
@@ -312,7 +313,7 @@ impl AppState {
     /// during reconciliation.
     pub async fn new(db: Db, config: Config) -> Result<Self, Error> {
         let resumer = config.resumer();
-        let notifications = config.notifications(&resumer)?;
+        let channels = config.channels(&resumer)?;
         let shutdown = tokio_util::sync::CancellationToken::new();
         let waiters = Waiters::default();
         let here = Events::default();
@@ -331,7 +332,7 @@ impl AppState {
                 // Without auth every session is the one trusted user's.
                 ask_limits: config.auth.then_some(config.ask_limits),
                 waits_per_user: Some(config.max_open_sessions().saturating_mul(2)),
-                notifications,
+                notifications: Some(std::sync::Arc::new(channels.clone())),
             },
         );
         let reconciled = if shared {
@@ -366,17 +367,14 @@ impl AppState {
                 .clone()
                 .sweep_expired(EXPIRY_EVERY, shutdown.clone()),
         );
-        tokio::spawn(
-            lifecycle
-                .sweeps
-                .clone()
-                .deliver_notifications(shutdown.clone()),
-        );
+        let sender = Sender::new(lifecycle.db().clone(), channels.clone());
+        tokio::spawn(sender.run(shutdown.clone()));
         let seal_key = SealKey::load(lifecycle.db()).await?;
         Ok(Self(std::sync::Arc::new(Shared {
             lifecycle,
             events,
             config,
+            channels,
             shutdown,
             seal_key,
         })))

@@ -89,6 +89,34 @@ fn the_domain_layer_imports_no_http_or_mcp() {
     }
 }
 
+/// The outbound adapters left the domain (issue 45 design step, issue 48
+/// item 3): the lifecycle holds the `Outbound` port, never a channel, so
+/// it neither imports `crate::channels` nor names a channel's module (the
+/// webhook sender, ntfy, Slack, Telegram lived in `lifecycle/notify/`).
+#[test]
+fn the_domain_imports_no_channel() {
+    let lifecycle = server_src().join("lifecycle");
+    assert!(
+        !lifecycle.join("notify").exists(),
+        "the channels live in server/src/channels/"
+    );
+    for (path, text) in sources(&lifecycle) {
+        let code = code(&text);
+        assert!(
+            !crate_paths(&code).contains("channels") && !code.contains("channels::"),
+            "{} imports the channels: the domain sees only its port",
+            path.display()
+        );
+        for channel in ["notify::", "ntfy::", "slack::", "telegram::", "chat::"] {
+            assert!(
+                !code.contains(channel),
+                "{} names {channel}: a channel belongs in server/src/channels/",
+                path.display()
+            );
+        }
+    }
+}
+
 /// The first segment of every `crate::` path in `code`, groups included:
 /// `crate::db::x` and `crate::{db::{a, b}, auth}` name `db` and `auth`.
 fn crate_paths(code: &str) -> BTreeSet<String> {

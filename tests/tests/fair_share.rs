@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use clarify_core::api;
 use clarify_server::Config;
-use clarify_server::lifecycle as notify;
+use clarify_server::{channels, lifecycle};
 use clarify_tests::{NoticeSink, Receiver, TestServer};
 use serde_json::{Value, json};
 
@@ -167,7 +167,7 @@ async fn a_slow_workspace_webhook_delays_nobody_elses_notices() {
     until(
         Duration::from_secs(5),
         "the slow target got its sends",
-        || slow.hanging_count() >= notify::PER_TARGET,
+        || slow.hanging_count() >= channels::PER_TARGET,
     )
     .await;
 
@@ -178,7 +178,7 @@ async fn a_slow_workspace_webhook_delays_nobody_elses_notices() {
     let took = asked.elapsed();
     assert_eq!(
         slow.hanging_count(),
-        notify::PER_TARGET,
+        channels::PER_TARGET,
         "the slow target holds its own places only ({took:?})"
     );
     server.stop().await;
@@ -468,9 +468,9 @@ async fn one_owners_hanging_webhooks_delay_no_other_owners_notices() {
     let server = TestServer::start_with(Config {
         auth: true,
         allowed_webhook_networks: vec!["127.0.0.0/8".parse().unwrap()],
-        ask_limits: notify::AskLimits {
+        ask_limits: lifecycle::AskLimits {
             burst: 1000,
-            ..notify::AskLimits::default()
+            ..lifecycle::AskLimits::default()
         },
         ..Config::default()
     })
@@ -497,7 +497,7 @@ async fn one_owners_hanging_webhooks_delay_no_other_owners_notices() {
     until(
         Duration::from_secs(5),
         "alice's webhooks got their share",
-        || slow.hanging_count() >= notify::PER_OWNER,
+        || slow.hanging_count() >= channels::PER_OWNER,
     )
     .await;
 
@@ -523,7 +523,7 @@ async fn one_owners_hanging_webhooks_delay_no_other_owners_notices() {
     let took = asked.elapsed();
     assert_eq!(
         slow.hanging_count(),
-        notify::PER_OWNER,
+        channels::PER_OWNER,
         "alice's still hang, within her share ({took:?})"
     );
     server.stop().await;

@@ -23,9 +23,10 @@ use serde_json::{Value, json};
 use subtle::ConstantTimeEq as _;
 
 use super::error::Error;
+use crate::channels::{slack, telegram};
 use crate::clock::{micros, now_micros};
 use crate::db::chat_messages;
-use crate::lifecycle::{self as domain, slack, telegram};
+use crate::lifecycle as domain;
 use crate::state::AppState;
 
 /// How long a signed request is remembered, to refuse its replay: longer
@@ -123,10 +124,7 @@ async fn slack_press(
         Err(other) => return Err(other.into()),
     };
     if let Some(line) = told.filter(|_| !press.response_url.is_empty()) {
-        state
-            .lifecycle
-            .resolving
-            .tell_in_slack(press.response_url, &line);
+        state.channels.tell_in_slack(press.response_url, &line);
     }
     Ok(StatusCode::OK.into_response())
 }
@@ -178,7 +176,7 @@ async fn telegram_update(
                 }
                 Err(other) => return Err(other.into()),
             };
-            state.lifecycle.resolving.tell_in_telegram(
+            state.channels.tell_in_telegram(
                 "answerCallbackQuery",
                 json!({"callback_query_id": query_id, "text": line}),
             );
@@ -202,7 +200,7 @@ async fn telegram_update(
                 Err(other) => return Err(other.into()),
             };
             if let Some(line) = line {
-                state.lifecycle.resolving.tell_in_telegram(
+                state.channels.tell_in_telegram(
                     "sendMessage",
                     json!({"chat_id": chat_id, "text": line,
                         "reply_parameters": {"message_id": reply_id.parse::<i64>().unwrap_or_default()}}),

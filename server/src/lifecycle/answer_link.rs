@@ -118,26 +118,6 @@ fn new_links(
         .unzip()
 }
 
-/// The `client` an answer through a link to `target` records: ntfy's
-/// name, else the webhook's host.
-#[must_use]
-pub fn client_of(target: &str) -> String {
-    use super::notify::{ntfy, slack, telegram};
-    if ntfy::topic_url(target).is_some() {
-        return "ntfy".to_owned();
-    }
-    if slack::channel_of(target).is_some() {
-        return Channel::Slack.as_str().to_owned();
-    }
-    if telegram::chat_of(target).is_some() {
-        return Channel::Telegram.as_str().to_owned();
-    }
-    reqwest::Url::parse(target)
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_owned))
-        .unwrap_or_else(|| "webhook".to_owned())
-}
-
 impl Resolving {
     /// Gives `notice` (of `bundle`) its answer links, carried by `client`,
     /// stored on `conn`: only a waiting or reminder notice of a linkable
@@ -294,7 +274,8 @@ async fn page(
 
 /// The winner's answer to `question` as a person reads it: the chosen
 /// options' labels and any text, or that it was declined.
-pub(super) fn answer_text(question: &Question, response: &Response) -> String {
+#[must_use]
+pub fn answer_text(question: &Question, response: &Response) -> String {
     if response.rejected {
         return "declined".to_owned();
     }
@@ -360,13 +341,6 @@ mod tests {
             assert_eq!(link.client, "ntfy.sh");
         }
         assert_ne!(actions[0].url, actions[1].url);
-    }
-
-    #[test]
-    fn a_link_records_the_host_that_carried_it() {
-        assert_eq!(client_of("https://hooks.example:8443/x?y"), "hooks.example");
-        assert_eq!(client_of("not a url"), "webhook");
-        assert_eq!(client_of("ntfy:https://ntfy.example/alice"), "ntfy");
     }
 
     #[test]

@@ -4,12 +4,11 @@
 //! text. Either way the one claim decides, and the person is told a line:
 //! what they answered, or the winner's answer.
 
-use clarify_core::api::NoticeKind;
 use clarify_core::stored::bundle_questions;
 use clarify_core::{AnswerInput, AnsweredBy, Channel, Submission, validate_submission};
 
 use super::answer_link::{LinkState, answer_text};
-use super::{Error, Resolving, Result, Shared};
+use super::{Error, Resolving, Result};
 use crate::db::chat_messages;
 use crate::db::clarification as repo;
 
@@ -113,45 +112,6 @@ impl Resolving {
             Err(other) => return Err(other),
         };
         Ok(Some(told(&state)))
-    }
-}
-
-impl Shared {
-    /// How a bundle ended, as its chat message says it: "Answered by alice
-    /// in Slack: Postgres", "Expired without an answer".
-    pub(super) async fn outcome_line(&self, pending_id: &str, event: NoticeKind) -> Result<String> {
-        let lead = super::notify::slack::ending(event);
-        let Some(bundle) = repo::load(self.db.pool(), pending_id).await? else {
-            return Ok(lead.to_owned());
-        };
-        let (Some(winner), NoticeKind::Resolved) = (bundle.winner(), event) else {
-            return Ok(lead.to_owned());
-        };
-        let response = winner.to_response(pending_id, "");
-        let questions = bundle_questions(&bundle.messages);
-        let answers: Vec<String> = questions
-            .iter()
-            .enumerate()
-            .map(|(n, q)| {
-                let one = clarify_core::Response {
-                    answers: response.answers.get(n).cloned().into_iter().collect(),
-                    ..response.clone()
-                };
-                answer_text(q, &one)
-            })
-            .collect();
-        let answer = if response.rejected {
-            "declined".to_owned()
-        } else {
-            answers.join("; ")
-        };
-        Ok(match bundle.answered_by() {
-            Some(by) if by.channel == Channel::Expiry.as_str() => {
-                format!("Nobody answered; the defaults were chosen: {answer}")
-            }
-            Some(by) => format!("Answered by {}: {answer}", who(&by)),
-            None => format!("{lead}: {answer}"),
-        })
     }
 }
 

@@ -28,7 +28,7 @@ mod expiry;
 mod expiry_sweep;
 mod live;
 mod notice;
-mod notify;
+mod outbox;
 pub mod projection;
 mod provenance;
 mod publish;
@@ -41,15 +41,13 @@ mod wait;
 
 pub use agent_task::{TaskLook, TaskState};
 pub use alike::MAX_ALIKE;
-pub use answer_link::{LINK_PATH, LINK_PREFIX, LinkPage, LinkState, client_of};
+pub use answer_link::{LINK_PATH, LINK_PREFIX, LinkPage, LinkState, answer_text};
 pub use ask::Created;
 pub use ask_limit::{ASK_BURST, ASKS_PER_MINUTE, AskLimits, MAX_OPEN_QUESTIONS};
 pub use error::{Error, Result};
 pub use expiry::{EXPIRY_EVERY, LONGEST, expires_in};
 pub use expiry_sweep::GIVE_UP_AFTER;
-pub use notify::{
-    FIRST_RETRY, NOTIFY_FOR, Notifications, PER_OWNER, PER_TARGET, ntfy, slack, telegram,
-};
+pub use outbox::{NOTIFY_FOR, Outbound};
 pub use provenance::Via;
 pub use reconcile::{ORPHAN_AFTER, SWEEP_EVERY};
 use shared::Shared;
@@ -104,8 +102,9 @@ pub struct Settings {
     /// Long waits one user (with their agents) may hold at once; twice
     /// [`crate::quota::MAX_OPEN_SESSIONS`] when `None`.
     pub waits_per_user: Option<usize>,
-    /// Where notices go (`--notify-webhook`, workspaces' own).
-    pub notifications: Notifications,
+    /// Where notices go (`--notify-webhook`, workspaces' own): the port
+    /// to the channels; none when `None`.
+    pub notifications: Option<Arc<dyn Outbound>>,
 }
 
 impl Lifecycle {
@@ -124,7 +123,7 @@ impl Lifecycle {
     ) -> Self {
         let notifications = settings
             .notifications
-            .sending_through(resumer.webhooks().clone());
+            .unwrap_or_else(|| Arc::new(outbox::Unset));
         let shared = Shared::new(db, waiters, events, cluster, notifications);
         let per_user = settings
             .waits_per_user

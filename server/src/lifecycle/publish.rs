@@ -1,5 +1,5 @@
 //! Browser events, published only once what they announce is durable; the
-//! notices they make are queued from here too (`notify`).
+//! notices they make are queued from here too (`outbox`).
 
 use clarify_core::api::{self, Payload, TaskChange};
 use clarify_core::{EventKind, pending_action};
@@ -36,8 +36,7 @@ impl Shared {
             .map(|s| {
                 let slack = s
                     .slack_channel
-                    .filter(|_| self.notifications.posts_to_slack())
-                    .map(|c| super::notify::slack::target(&c));
+                    .and_then(|c| self.notifications.slack_target(&c));
                 s.webhook_url.into_iter().chain(slack).collect()
             })
             .unwrap_or_default();

@@ -2,7 +2,7 @@
 //! here and on other replicas, and the ways a change is told (browser
 //! events, notices). Its methods are the steps several use cases take.
 
-use super::{Error, Notifications, Result};
+use super::{Error, Outbound, Result};
 use crate::auth::{self, Caller};
 use crate::cluster::Cluster;
 use crate::db::Db;
@@ -17,7 +17,7 @@ pub(super) struct Shared {
     pub(super) waiters: Waiters,
     pub(super) events: Events,
     pub(super) cluster: Cluster,
-    pub(super) notifications: Notifications,
+    pub(super) notifications: std::sync::Arc<dyn Outbound>,
 }
 
 impl Shared {
@@ -26,7 +26,7 @@ impl Shared {
         waiters: Waiters,
         events: Events,
         cluster: Cluster,
-        notifications: Notifications,
+        notifications: std::sync::Arc<dyn Outbound>,
     ) -> Self {
         Self {
             db,

@@ -2,16 +2,23 @@
 //! notice posts a message and keeps its id; a reminder replies to it; an
 //! ending edits it to say how it ended, buttons gone. An ending that
 //! finds no message yet (its post still being retried) is tried again.
+//! Also what a chat tells one person (a late presser) and the lines both
+//! chats say.
 
 use clarify_core::api::{Notice, NoticeKind};
+use clarify_core::stored::bundle_questions;
+use clarify_core::{AnsweredBy, Channel};
 use serde_json::Value;
 
-use super::super::{Resolving, Result, Shared};
-use super::{slack, telegram};
+use super::webhook::USER_AGENT;
+use super::{Channels, slack, telegram};
 use crate::clock::now_micros;
+use crate::db::Db;
 use crate::db::chat_messages;
+use crate::db::clarification as repo;
 use crate::db::notifications::Outgoing;
-use crate::resume::{Sent, Webhooks};
+use crate::lifecycle::answer_text;
+use crate::resume::Sent;
 
 /// A chat an outbox row is for.
 #[derive(Debug, Clone, Copy)]
@@ -37,23 +44,22 @@ struct Call {
     bearer: Option<String>,
 }
 
-impl Shared {
+impl Channels {
     /// One attempt at `row`, a notice (`notice`) for `chat`.
     ///
     /// # Errors
     /// Database errors.
     pub(super) async fn send_to_chat(
         &self,
-        webhooks: &Webhooks,
+        db: &Db,
         row: &Outgoing,
         chat: Chat<'_>,
         notice: &Notice,
-    ) -> Result<Sent> {
-        let pool = self.db.pool();
-        let kept = chat_messages::of(pool, &row.pending_id, &row.target).await?;
+    ) -> sqlx::Result<Sent> {
+        let kept = chat_messages::of(db.pool(), &row.pending_id, &row.target).await?;
         let outcome = match notice.event {
             NoticeKind::Waiting | NoticeKind::Reminder => String::new(),
-            ending => self.outcome_line(&row.pending_id, ending).await?,
+            ending => outcome_line(db, &row.pending_id, ending).await?,
         };
         let call = match (chat, notice.event, kept.as_deref()) {
             // Posted already (the row's end was not recorded): not twice.
@@ -63,7 +69,7 @@ impl Shared {
             // The post is still on its way: this comes after it.
             (_, _, None) if notice.event != NoticeKind::Waiting => return Ok(Sent::Failed),
             (Chat::Slack(channel), event, kept) => {
-                let Some(app) = &self.notifications.slack else {
+                let Some(app) = &self.slack else {
                     return Ok(Sent::Refused);
                 };
                 let (channel_id, ts) = kept
@@ -86,7 +92,7 @@ impl Shared {
                 }
             }
             (Chat::Telegram(chat_id), event, kept) => {
-                let Some(bot) = &self.notifications.telegram else {
+                let Some(bot) = &self.telegram else {
                     return Ok(Sent::Refused);
                 };
                 let message_id = kept.unwrap_or_default();
@@ -108,11 +114,12 @@ impl Shared {
             }
         };
         let what = format!("{} message of {}", row.event, row.pending_id);
-        let mut headers = vec![("user-agent", concat!("clarify/", env!("CARGO_PKG_VERSION")))];
+        let mut headers = vec![("user-agent", USER_AGENT)];
         if let Some(bearer) = &call.bearer {
             headers.push(("authorization", bearer.as_str()));
         }
-        let answer = match webhooks
+        let answer = match self
+            .webhooks
             .call(&call.url, call.body.to_string(), &headers, &what)
             .await
         {
@@ -137,23 +144,18 @@ impl Shared {
                 Chat::Telegram(_) => answer["result"]["message_id"].to_string(),
             };
             let now = now_micros();
-            self.db
-                .write(async |c| {
-                    chat_messages::keep(c, &row.pending_id, &row.target, &message_ref, now).await
-                })
-                .await?;
+            db.write(async |c| {
+                chat_messages::keep(c, &row.pending_id, &row.target, &message_ref, now).await
+            })
+            .await?;
         }
         Ok(Sent::Accepted)
     }
-}
 
-impl Resolving {
     /// Tells a Slack user `line`, seen only by them, at the `response_url`
     /// of their press; in the background, through the guarded client.
     pub fn tell_in_slack(&self, response_url: String, line: &str) {
-        let Some(webhooks) = self.shared.notifications.webhooks.clone() else {
-            return;
-        };
+        let webhooks = self.webhooks.clone();
         let body = serde_json::json!({"response_type": "ephemeral", "replace_original": false, "text": line});
         tokio::spawn(async move {
             let _ = webhooks
@@ -169,16 +171,74 @@ impl Resolving {
 
     /// Calls the Telegram bot's `method` with `body`, in the background.
     pub fn tell_in_telegram(&self, method: &'static str, body: Value) {
-        let (Some(webhooks), Some(bot)) = (
-            self.shared.notifications.webhooks.clone(),
-            self.shared.notifications.telegram.clone(),
-        ) else {
+        let Some(bot) = self.telegram.clone() else {
             return;
         };
+        let webhooks = self.webhooks.clone();
         tokio::spawn(async move {
             let _ = webhooks
                 .call(&bot.method_url(method), body.to_string(), &[], method)
                 .await;
         });
     }
+}
+
+/// How a bundle ended, as its chat message says it: "Answered by alice
+/// in Slack: Postgres", "Expired without an answer".
+async fn outcome_line(db: &Db, pending_id: &str, event: NoticeKind) -> sqlx::Result<String> {
+    let lead = ending(event);
+    let Some(bundle) = repo::load(db.pool(), pending_id).await? else {
+        return Ok(lead.to_owned());
+    };
+    let (Some(winner), NoticeKind::Resolved) = (bundle.winner(), event) else {
+        return Ok(lead.to_owned());
+    };
+    let response = winner.to_response(pending_id, "");
+    let questions = bundle_questions(&bundle.messages);
+    let answers: Vec<String> = questions
+        .iter()
+        .enumerate()
+        .map(|(n, q)| {
+            let one = clarify_core::Response {
+                answers: response.answers.get(n).cloned().into_iter().collect(),
+                ..response.clone()
+            };
+            answer_text(q, &one)
+        })
+        .collect();
+    let answer = if response.rejected {
+        "declined".to_owned()
+    } else {
+        answers.join("; ")
+    };
+    Ok(match bundle.answered_by() {
+        Some(by) if by.channel == Channel::Expiry.as_str() => {
+            format!("Nobody answered; the defaults were chosen: {answer}")
+        }
+        Some(by) => format!("{}: {answer}", answered(Some(&by))),
+        None => format!("{lead}: {answer}"),
+    })
+}
+
+/// What ended a bundle, as its updated message says it.
+fn ending(event: NoticeKind) -> &'static str {
+    match event {
+        NoticeKind::Expired => "Expired without an answer",
+        NoticeKind::Cancelled => "Cancelled by the agent",
+        _ => "Answered",
+    }
+}
+
+/// "Answered by alice in the browser" (plain text, unescaped), or
+/// "Answered" when nobody is named.
+pub(super) fn answered(by: Option<&AnsweredBy>) -> String {
+    by.map_or_else(
+        || "Answered".to_owned(),
+        |by| {
+            let how = Channel::phrase(&by.channel);
+            format!("Answered by {} {how}", by.user)
+                .trim_end()
+                .to_owned()
+        },
+    )
 }

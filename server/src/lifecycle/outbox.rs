@@ -1,27 +1,18 @@
-//! Operator webhooks (issue 18): the people who answer are told when a
+//! Queuing notices (issue 18): the people who answer are told when a
 //! bundle starts waiting, is resolved, expires or is cancelled, and
 //! reminded once when 80% of its time to expiry has passed. Targets are the
-//! server's (`--notify-webhook`) and the bundle's workspace's own (set by
-//! its owner).
+//! server's (`--notify-webhook`, ntfy topics, chats) and the bundle's
+//! workspace's own (set by its owner).
 //!
 //! A change queues one outbox row per target (`db::notifications`), made
 //! after the change is durable and off the path of the request that made
 //! it, so notifying never blocks or fails a claim. The replica that made
 //! the change queues it; the key `pending_id:event`, unique per target,
-//! keeps a notice queued once however many try. Delivery is [`send`].
+//! keeps a notice queued once however many try. Sending them is
+//! `crate::channels`' (issue 45: the adapters left the domain), which the
+//! domain reaches only through the [`Outbound`] port the composition root
+//! hands it.
 
-mod chat;
-pub mod ntfy;
-mod owners;
-mod send;
-pub mod slack;
-mod targets;
-pub mod telegram;
-
-pub use owners::PER_OWNER;
-pub use targets::PER_TARGET;
-
-use std::sync::Arc;
 use std::time::Duration;
 
 use clarify_core::EventKind;
@@ -33,104 +24,52 @@ use crate::clock::now_micros;
 use crate::db::clarification::{self as repo, Bundle};
 use crate::db::notifications::{self, Outgoing};
 use crate::ids::new_id;
-use crate::resume::Webhooks;
 
 /// How long a notice is retried before it is given up.
 pub const NOTIFY_FOR: Duration = Duration::from_secs(10 * 60);
 
-/// The first retry's delay; each next one doubles, up to 60 times this.
-pub const FIRST_RETRY: Duration = Duration::from_secs(2);
-
-/// Where notices go and how they are sent; cheap to clone.
-#[derive(Debug, Clone)]
-pub struct Notifications {
-    targets: Arc<[String]>,
-    base: Arc<str>,
-    first_retry: Duration,
-    webhooks: Option<Webhooks>,
-    /// Rung when this replica queues something due now, or a retry comes
-    /// due, so delivery need not wait for its next look.
-    wake: Arc<tokio::sync::Notify>,
-    /// Sends in flight on this replica to workspaces' webhooks, a share
-    /// per owner (the operator's own targets are not counted: each
-    /// workspace could fill it, and the operator's notices must still go
-    /// out).
-    sending: owners::Owners,
-    /// Each target's sends in flight.
-    busy: targets::Targets,
-    /// The access token ntfy topics are published with, if any.
-    ntfy_token: Option<Arc<str>>,
-    /// The Slack app channels are posted to as, if any.
-    slack: Option<slack::SlackApp>,
-    /// The Telegram bot chats are sent to as, if any.
-    telegram: Option<telegram::TelegramBot>,
+/// What the domain knows of the ways a notice leaves: which targets a
+/// change goes to, and how to tell the sender that one is due. The
+/// channels implement it; the domain never names a channel.
+pub trait Outbound: std::fmt::Debug + Send + Sync {
+    /// The server's own targets, told of every change.
+    fn targets(&self) -> &[String];
+    /// The server's public URL, without a trailing `/`: where a notice's
+    /// links point.
+    fn base(&self) -> &str;
+    /// The target for a workspace's own Slack channel; `None` when this
+    /// server posts to no Slack.
+    fn slack_target(&self, channel: &str) -> Option<String>;
+    /// The `client` an answer through a link carried to `target` records.
+    fn client_of(&self, target: &str) -> String;
+    /// A notice due now was queued: the sender need not wait for its next
+    /// look.
+    fn queued(&self);
 }
 
-impl Default for Notifications {
-    fn default() -> Self {
-        Self::new(Vec::new(), "http://localhost:7420", None)
-    }
-}
+/// No channels given (a service the composition root did not wire): the
+/// workspaces' webhooks are still queued, and nothing rings.
+#[derive(Debug)]
+pub(super) struct Unset;
 
-impl Notifications {
-    /// Notices to `targets` (besides each workspace's own), with links
-    /// under `base` (the server's public URL), first retried after
-    /// `first_retry` ([`FIRST_RETRY`] when `None`).
-    #[must_use]
-    pub fn new(targets: Vec<String>, base: &str, first_retry: Option<Duration>) -> Self {
-        Self {
-            targets: targets.into(),
-            base: base.trim_end_matches('/').into(),
-            first_retry: first_retry.unwrap_or(FIRST_RETRY),
-            webhooks: None,
-            wake: Arc::default(),
-            sending: owners::Owners::default(),
-            busy: targets::Targets::default(),
-            ntfy_token: None,
-            slack: None,
-            telegram: None,
-        }
+impl Outbound for Unset {
+    fn targets(&self) -> &[String] {
+        &[]
     }
 
-    /// Whether `slack:` targets can be posted to (a Slack app is set).
-    #[must_use]
-    pub fn posts_to_slack(&self) -> bool {
-        self.slack.is_some()
+    fn base(&self) -> &str {
+        "http://localhost:7420"
     }
 
-    /// The same, posting `slack:` targets as `slack` and sending
-    /// `telegram:` ones as `telegram`.
-    #[must_use]
-    pub fn with_chats(
-        mut self,
-        slack: Option<slack::SlackApp>,
-        telegram: Option<telegram::TelegramBot>,
-    ) -> Self {
-        self.slack = slack;
-        self.telegram = telegram;
-        self
+    fn slack_target(&self, _: &str) -> Option<String> {
+        None
     }
 
-    /// The same, publishing to ntfy topics with `token` (`Bearer`).
-    #[must_use]
-    pub fn with_ntfy_token(mut self, token: Option<&str>) -> Self {
-        self.ntfy_token = token.filter(|t| !t.is_empty()).map(Into::into);
-        self
+    fn client_of(&self, _: &str) -> String {
+        "webhook".to_owned()
     }
 
-    /// The same, sending through `webhooks` (the resume webhooks' client
-    /// and network policy).
-    #[must_use]
-    pub(super) fn sending_through(mut self, webhooks: Webhooks) -> Self {
-        self.webhooks = Some(webhooks);
-        self
-    }
-
-    /// The delay before attempt `attempts + 1`, after `attempts` failed.
-    fn backoff(&self, attempts: i64) -> Duration {
-        let doublings = u32::try_from(attempts.clamp(1, 7) - 1).unwrap_or(0);
-        (self.first_retry * 2u32.pow(doublings)).min(self.first_retry * 60)
-    }
+    fn queued(&self) {}
 }
 
 impl Shared {
@@ -142,7 +81,7 @@ impl Shared {
         let Some((pending_id, change)) = change_of(action, payload) else {
             return;
         };
-        let mut targets = self.notifications.targets.to_vec();
+        let mut targets = self.notifications.targets().to_vec();
         targets.extend(own.iter().cloned());
         if targets.is_empty() {
             return;
@@ -165,8 +104,9 @@ impl Shared {
             return Ok(());
         };
         let now = now_micros();
-        let base = self.notifications.base.clone();
-        let notice = self.notice(&bundle, change, &base).await?;
+        let notice = self
+            .notice(&bundle, change, self.notifications.base())
+            .await?;
         let deadline = now.saturating_add(crate::clock::micros(NOTIFY_FOR));
         let mut notices = vec![(notice.clone(), now, deadline)];
         if let (true, Some((remind_at, expires_at))) =
@@ -179,7 +119,7 @@ impl Shared {
             notices.push((reminder, remind_at, expires_at));
         }
         if self.queue(targets, &bundle, &notices, now).await? {
-            self.notifications.wake.notify_one();
+            self.notifications.queued();
         }
         Ok(())
     }
@@ -194,11 +134,11 @@ impl Shared {
         notices: &[(Notice, i64, i64)],
         now: i64,
     ) -> Result<bool> {
-        let base = &self.notifications.base;
+        let base = self.notifications.base();
         let mut tx = self.db.begin_write().await?;
         let mut due = false;
         for target in targets {
-            let client = super::client_of(target);
+            let client = self.notifications.client_of(target);
             let mut links = Vec::new();
             for (notice, next_at, deadline) in notices {
                 let mut notice = notice.clone();
@@ -251,21 +191,4 @@ fn reminder_at(bundle: &Bundle) -> Option<(i64, i64)> {
     let expires_at = bundle.expires_at()?;
     let asked = bundle.created_at();
     Some((asked + (expires_at - asked) / 5 * 4, expires_at))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn retries_double_from_the_first_delay_up_to_sixty_times_it() {
-        let n = Notifications::new(Vec::new(), "http://x/", None);
-        let delays: Vec<u64> = (1..=9).map(|a| n.backoff(a).as_secs()).collect();
-        assert_eq!(delays, [2, 4, 8, 16, 32, 64, 120, 120, 120]);
-        // About ten minutes of tries fit in NOTIFY_FOR: no notice is given
-        // up after a short outage.
-        let total: u64 = delays.iter().sum();
-        assert!(total >= 480 && total <= NOTIFY_FOR.as_secs(), "{total}");
-        assert_eq!(&*n.base, "http://x");
-    }
 }

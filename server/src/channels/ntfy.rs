@@ -9,8 +9,10 @@
 //! ntfy's shape when it is sent.
 
 use clarify_core::api::{Notice, NoticeKind};
-use clarify_core::{AnsweredBy, Channel};
 use serde_json::{Value, json};
+
+use crate::db::notifications::Outgoing;
+use crate::resume::{Sent, Webhooks};
 
 /// How an ntfy topic is named in the outbox's `target`.
 const SCHEME: &str = "ntfy:";
@@ -75,7 +77,10 @@ pub fn publish(notice: &Notice, topic: &str) -> Value {
         ),
         NoticeKind::Resolved => (
             format!("Answered: {}", notice.task),
-            format!("{}: {first}{more}", answered(notice.answered_by.as_ref())),
+            format!(
+                "{}: {first}{more}",
+                super::chat::answered(notice.answered_by.as_ref())
+            ),
             2,
         ),
         NoticeKind::Expired => (format!("Expired: {}", notice.task), first.to_owned(), 2),
@@ -104,23 +109,33 @@ pub fn publish(notice: &Notice, topic: &str) -> Value {
     })
 }
 
-/// "Answered by alice in the browser", unescaped: ntfy shows plain text.
-fn answered(by: Option<&AnsweredBy>) -> String {
-    by.map_or_else(
-        || "Answered".to_owned(),
-        |by| {
-            let how = Channel::phrase(&by.channel);
-            format!("Answered by {} {how}", by.user)
-                .trim_end()
-                .to_owned()
-        },
-    )
+/// One attempt at `row` (already claimed) for the topic at `topic_url`,
+/// published with `token` (`Bearer`) if any; `None` for a row that can
+/// never be sent (its topic URL or its notice does not parse).
+pub(super) async fn send(
+    webhooks: &Webhooks,
+    row: &Outgoing,
+    topic_url: &str,
+    token: Option<&str>,
+    what: &str,
+) -> Option<Sent> {
+    let (Ok((root, topic)), Ok(notice)) =
+        (split(topic_url), serde_json::from_str::<Notice>(&row.body))
+    else {
+        return None;
+    };
+    let bearer = token.map(|token| format!("Bearer {token}"));
+    let mut headers = super::webhook::headers(row);
+    headers.extend(bearer.as_deref().map(|b| ("authorization", b)));
+    let body = publish(&notice, &topic).to_string();
+    Some(webhooks.post(&root, body, &headers, what).await)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use clarify_core::api::NoticeAction;
+    use clarify_core::{AnsweredBy, Channel};
 
     fn notice(options: usize) -> Notice {
         Notice {

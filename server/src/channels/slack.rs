@@ -7,7 +7,7 @@
 //! ([`verify`]: HMAC-SHA256 over `v0:{timestamp}:{body}`, five minutes at
 //! most), and answers through the link as the Slack user.
 
-use clarify_core::api::{Notice, NoticeKind, escape_chat};
+use clarify_core::api::{Notice, escape_chat};
 use hmac::{KeyInit as _, Mac as _};
 use serde_json::{Value, json};
 
@@ -119,16 +119,6 @@ pub fn update(notice: &Notice, channel: &str, ts: &str, outcome: &str) -> Value 
 pub fn remind(notice: &Notice, channel: &str, ts: &str) -> Value {
     json!({"channel": channel, "thread_ts": ts,
         "text": format!("Reminder: still waiting; it expires at {}.", notice.expires_at)})
-}
-
-/// What ended a bundle, as its updated message says it.
-#[must_use]
-pub fn ending(event: NoticeKind) -> &'static str {
-    match event {
-        NoticeKind::Expired => "Expired without an answer",
-        NoticeKind::Cancelled => "Cancelled by the agent",
-        _ => "Answered",
-    }
 }
 
 /// Why a request to the interactions endpoint was refused.

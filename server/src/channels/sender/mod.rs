@@ -3,16 +3,24 @@
 //! it), POSTs it with its `Idempotency-Key`, and then marks it delivered or
 //! due again with backoff, until its deadline. A replica that dies mid-send
 //! leaves a lease that ends: the row is sent again (at-least-once; the key
-//! lets the receiver keep it once).
+//! lets the receiver keep it once). Started by the composition root.
+
+mod owners;
+mod targets;
+
+pub use owners::PER_OWNER;
+pub use targets::PER_TARGET;
 
 use std::time::{Duration, Instant};
 
-use super::super::{Result, Shared, Sweeps};
+use clarify_core::api::{Notice, NoticeKind};
+
+use super::{Channels, chat, ntfy, webhook};
 use crate::clock::{micros, now_micros};
+use crate::db::Db;
 use crate::db::clarification as repo;
 use crate::db::notifications::{self, Outgoing};
 use crate::resume::{Sent, WEBHOOK_TIMEOUT};
-use clarify_core::api::{Notice, NoticeKind};
 
 /// How often each replica looks for due rows when nothing rang.
 const LOOK_EVERY: Duration = Duration::from_secs(1);
@@ -30,15 +38,34 @@ const KEEP_ENDED: Duration = Duration::from_secs(24 * 3600);
 /// How often ended rows are forgotten.
 const PRUNE_EVERY: Duration = Duration::from_secs(3600);
 
-impl Sweeps {
-    /// Delivers due notices until `shutdown`.
-    pub async fn deliver_notifications(self, shutdown: tokio_util::sync::CancellationToken) {
-        self.shared.deliver_notifications(shutdown).await;
-    }
+/// This replica's sender of the outbox; cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Sender {
+    db: Db,
+    channels: Channels,
+    /// Sends in flight on this replica to workspaces' webhooks, a share
+    /// per owner (the operator's own targets are not counted: each
+    /// workspace could fill it, and the operator's notices must still go
+    /// out).
+    sending: owners::Owners,
+    /// Each target's sends in flight.
+    busy: targets::Targets,
 }
 
-impl Shared {
-    async fn deliver_notifications(self, shutdown: tokio_util::sync::CancellationToken) {
+impl Sender {
+    /// A sender of `db`'s outbox through `channels`.
+    #[must_use]
+    pub fn new(db: Db, channels: Channels) -> Self {
+        Self {
+            db,
+            channels,
+            sending: owners::Owners::default(),
+            busy: targets::Targets::default(),
+        }
+    }
+
+    /// Delivers due notices until `shutdown`.
+    pub async fn run(self, shutdown: tokio_util::sync::CancellationToken) {
         let mut pruned: Option<Instant> = None;
         loop {
             if let Err(error) = self.send_due().await {
@@ -57,7 +84,7 @@ impl Shared {
             }
             tokio::select! {
                 () = shutdown.cancelled() => return,
-                () = self.notifications.wake.notified() => {}
+                () = self.channels.wake.notified() => {}
                 () = tokio::time::sleep(LOOK_EVERY) => {}
             }
         }
@@ -65,24 +92,21 @@ impl Shared {
 
     /// Claims and starts every due row that its target has room for:
     /// target by target, the longest waiting first, each at most
-    /// [`super::PER_TARGET`] at once (issue 26), so a slow target holds
+    /// [`PER_TARGET`] at once (issue 26), so a slow target holds
     /// only its own places, and a workspace's within its owner's share
     /// (`owners.rs`), so a slow owner holds only theirs. A send that ends
     /// rings the wake, and what waited for its place goes then.
-    async fn send_due(&self) -> Result<()> {
-        let Some(webhooks) = self.notifications.webhooks.clone() else {
-            return Ok(());
-        };
-        let notifications = &self.notifications;
+    async fn send_due(&self) -> sqlx::Result<()> {
+        let wake = &self.channels.wake;
         loop {
             // Busy targets come back in the answer too: ask for that many
             // more, so that they never crowd out the others.
-            let busy = notifications.busy.busy();
+            let busy = self.busy.busy();
             let limit = PER_LOOK + i64::try_from(busy).unwrap_or(i64::MAX);
             let targets = notifications::due_targets(self.db.pool(), now_micros(), limit).await?;
             let mut started = false;
             for target in &targets {
-                let room = notifications.busy.room(target);
+                let room = self.busy.room(target);
                 if room == 0 {
                     continue;
                 }
@@ -90,14 +114,11 @@ impl Shared {
                 let rows =
                     notifications::due_for(self.db.pool(), target, now_micros(), room).await?;
                 for row in rows {
-                    let operators = notifications.targets.contains(&row.target);
+                    let operators = self.channels.targets.contains(&row.target);
                     let pooled = if operators {
                         None
                     } else {
-                        match notifications
-                            .sending
-                            .take(&row.owner_id, &notifications.wake)
-                        {
+                        match self.sending.take(&row.owner_id, wake) {
                             Some(share) => Some(share),
                             // This owner's share is taken (a send that
                             // ends rings); the next target may be
@@ -105,7 +126,7 @@ impl Shared {
                             None => break,
                         }
                     };
-                    let Some(place) = notifications.busy.take(target, &notifications.wake) else {
+                    let Some(place) = self.busy.take(target, wake) else {
                         break;
                     };
                     let now = now_micros();
@@ -119,9 +140,9 @@ impl Shared {
                         continue;
                     }
                     started = true;
-                    let (me, webhooks) = (self.clone(), webhooks.clone());
+                    let me = self.clone();
                     tokio::spawn(async move {
-                        if let Err(error) = me.send_one(&webhooks, &row).await {
+                        if let Err(error) = me.send_one(&row).await {
                             tracing::warn!(id = row.id, %error, "notification left for a retry");
                         }
                         drop((place, pooled));
@@ -136,97 +157,68 @@ impl Shared {
         }
     }
 
-    /// One attempt at `row` (already claimed).
-    async fn send_one(&self, webhooks: &super::Webhooks, row: &Outgoing) -> Result<()> {
-        let pool = self.db.pool();
+    /// One attempt at `row` (already claimed), through the channel its
+    /// target names.
+    async fn send_one(&self, row: &Outgoing) -> sqlx::Result<()> {
         // A reminder of a bundle no longer waiting would tell nothing true.
         if row.event == NoticeKind::Reminder.as_str()
-            && !repo::is_active(pool, &row.pending_id).await?
+            && !repo::is_active(self.db.pool(), &row.pending_id).await?
         {
-            return Ok(self
-                .db
-                .write(async |c| notifications::finish(c, &row.id, "dropped", now_micros()).await)
-                .await?);
+            return self.finish(row, "dropped").await;
         }
         let what = format!("{} notice of {}", row.event, row.pending_id);
-        let mut headers = vec![
-            ("idempotency-key", row.event_key.as_str()),
-            ("user-agent", concat!("clarify/", env!("CARGO_PKG_VERSION"))),
-        ];
-        if let Some(chat) = super::chat::chat_of(&row.target) {
+        let channels = &self.channels;
+        let sent = if let Some(chat) = chat::chat_of(&row.target) {
             let Ok(notice) = serde_json::from_str::<Notice>(&row.body) else {
-                return Ok(self
-                    .db
-                    .write(async |c| {
-                        notifications::finish(c, &row.id, "failed", now_micros()).await
-                    })
-                    .await?);
+                return self.finish(row, "failed").await;
             };
-            let sent = self.send_to_chat(webhooks, row, chat, &notice).await?;
-            return self.sent(row, sent, &what).await;
-        }
-        let bearer;
-        let (url, body) = match super::ntfy::topic_url(&row.target) {
-            None => (row.target.clone(), row.body.clone()),
-            Some(topic_url) => {
-                let (Ok((root, topic)), Ok(notice)) = (
-                    super::ntfy::split(topic_url),
-                    serde_json::from_str::<Notice>(&row.body),
-                ) else {
-                    tracing::warn!(what, "an ntfy notice that cannot be sent");
-                    return Ok(self
-                        .db
-                        .write(async |c| {
-                            notifications::finish(c, &row.id, "failed", now_micros()).await
-                        })
-                        .await?);
-                };
-                if let Some(token) = &self.notifications.ntfy_token {
-                    bearer = format!("Bearer {token}");
-                    headers.push(("authorization", bearer.as_str()));
-                }
-                (root, super::ntfy::publish(&notice, &topic).to_string())
-            }
+            channels.send_to_chat(&self.db, row, chat, &notice).await?
+        } else if let Some(topic_url) = ntfy::topic_url(&row.target) {
+            let token = channels.ntfy_token.as_deref();
+            let sent = ntfy::send(&channels.webhooks, row, topic_url, token, &what).await;
+            let Some(sent) = sent else {
+                tracing::warn!(what, "an ntfy notice that cannot be sent");
+                return self.finish(row, "failed").await;
+            };
+            sent
+        } else {
+            webhook::send(&channels.webhooks, row, &what).await
         };
-        let sent = webhooks.post(&url, body, &headers, &what).await;
         self.sent(row, sent, &what).await
+    }
+
+    /// Ends `row` as `state` (delivered, failed, dropped).
+    async fn finish(&self, row: &Outgoing, state: &str) -> sqlx::Result<()> {
+        let now = now_micros();
+        self.db
+            .write(async |c| notifications::finish(c, &row.id, state, now).await)
+            .await
     }
 
     /// Records how an attempt at `row` went: delivered, failed for good, or
     /// due again with backoff until its deadline.
-    async fn sent(&self, row: &Outgoing, sent: Sent, what: &str) -> Result<()> {
+    async fn sent(&self, row: &Outgoing, sent: Sent, what: &str) -> sqlx::Result<()> {
         let now = now_micros();
         match sent {
-            Sent::Accepted => {
-                self.db
-                    .write(async |c| notifications::finish(c, &row.id, "delivered", now).await)
-                    .await?;
-            }
-            Sent::Refused => {
-                self.db
-                    .write(async |c| notifications::finish(c, &row.id, "failed", now).await)
-                    .await?;
-            }
+            Sent::Accepted => self.finish(row, "delivered").await,
+            Sent::Refused => self.finish(row, "failed").await,
             Sent::Failed => {
-                let delay = self.notifications.backoff(row.attempts + 1);
+                let delay = self.channels.backoff(row.attempts + 1);
                 let next_at = now + micros(delay);
                 if next_at > row.deadline {
                     tracing::warn!(what, attempts = row.attempts + 1, "notice given up");
-                    self.db
-                        .write(async |c| notifications::finish(c, &row.id, "failed", now).await)
-                        .await?;
-                } else {
-                    self.db
-                        .write(async |c| notifications::retry_at(c, &row.id, next_at, now).await)
-                        .await?;
-                    let wake = self.notifications.wake.clone();
-                    tokio::spawn(async move {
-                        tokio::time::sleep(delay).await;
-                        wake.notify_one();
-                    });
+                    return self.finish(row, "failed").await;
                 }
+                self.db
+                    .write(async |c| notifications::retry_at(c, &row.id, next_at, now).await)
+                    .await?;
+                let wake = self.channels.wake.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(delay).await;
+                    wake.notify_one();
+                });
+                Ok(())
             }
         }
-        Ok(())
     }
 }

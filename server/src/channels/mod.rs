@@ -1,0 +1,170 @@
+//! Every way a notice leaves (issue 45, issue 48 item 3 "Channels are one
+//! room"): a plain webhook (`webhook.rs`), ntfy topics ([`ntfy`]), Slack
+//! ([`slack`]) and Telegram ([`telegram`]) with what both chats share
+//! (`chat.rs`), and the outbox [`sender`] that posts the rows the domain
+//! queued, within each target's and each owner's share.
+//!
+//! The domain never names a channel: it holds [`Channels`] as its
+//! [`Outbound`] port (which targets a change goes to, how a link's carrier
+//! is recorded, a ring when a notice is due), handed over by the
+//! composition root (`state.rs`), which also starts the sender. A notice's
+//! text for a channel is made here, when it is sent.
+
+mod chat;
+pub mod ntfy;
+pub mod sender;
+pub mod slack;
+pub mod telegram;
+mod webhook;
+
+pub use sender::{PER_OWNER, PER_TARGET, Sender};
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use clarify_core::Channel;
+
+use crate::lifecycle::Outbound;
+use crate::resume::Webhooks;
+
+/// The first retry's delay; each next one doubles, up to 60 times this.
+pub const FIRST_RETRY: Duration = Duration::from_secs(2);
+
+/// Where notices go and how they are sent; cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Channels {
+    targets: Arc<[String]>,
+    base: Arc<str>,
+    first_retry: Duration,
+    /// The resume webhooks' guarded client and network policy, which every
+    /// channel sends through.
+    webhooks: Webhooks,
+    /// Rung when this replica queues something due now, or a retry comes
+    /// due, so delivery need not wait for its next look.
+    wake: Arc<tokio::sync::Notify>,
+    /// The access token ntfy topics are published with, if any.
+    ntfy_token: Option<Arc<str>>,
+    /// The Slack app channels are posted to as, if any.
+    slack: Option<slack::SlackApp>,
+    /// The Telegram bot chats are sent to as, if any.
+    telegram: Option<telegram::TelegramBot>,
+}
+
+impl Channels {
+    /// Notices to `targets` (besides each workspace's own), sent through
+    /// `webhooks`, with links under `base` (the server's public URL),
+    /// first retried after `first_retry` ([`FIRST_RETRY`] when `None`).
+    #[must_use]
+    pub fn new(
+        webhooks: Webhooks,
+        targets: Vec<String>,
+        base: &str,
+        first_retry: Option<Duration>,
+    ) -> Self {
+        Self {
+            targets: targets.into(),
+            base: base.trim_end_matches('/').into(),
+            first_retry: first_retry.unwrap_or(FIRST_RETRY),
+            webhooks,
+            wake: Arc::default(),
+            ntfy_token: None,
+            slack: None,
+            telegram: None,
+        }
+    }
+
+    /// The same, posting `slack:` targets as `slack` and sending
+    /// `telegram:` ones as `telegram`.
+    #[must_use]
+    pub fn with_chats(
+        mut self,
+        slack: Option<slack::SlackApp>,
+        telegram: Option<telegram::TelegramBot>,
+    ) -> Self {
+        self.slack = slack;
+        self.telegram = telegram;
+        self
+    }
+
+    /// The same, publishing to ntfy topics with `token` (`Bearer`).
+    #[must_use]
+    pub fn with_ntfy_token(mut self, token: Option<&str>) -> Self {
+        self.ntfy_token = token.filter(|t| !t.is_empty()).map(Into::into);
+        self
+    }
+
+    /// The delay before attempt `attempts + 1`, after `attempts` failed.
+    fn backoff(&self, attempts: i64) -> Duration {
+        let doublings = u32::try_from(attempts.clamp(1, 7) - 1).unwrap_or(0);
+        (self.first_retry * 2u32.pow(doublings)).min(self.first_retry * 60)
+    }
+}
+
+impl Outbound for Channels {
+    fn targets(&self) -> &[String] {
+        &self.targets
+    }
+
+    fn base(&self) -> &str {
+        &self.base
+    }
+
+    fn slack_target(&self, channel: &str) -> Option<String> {
+        self.slack.as_ref().map(|_| slack::target(channel))
+    }
+
+    fn client_of(&self, target: &str) -> String {
+        client_of(target)
+    }
+
+    fn queued(&self) {
+        self.wake.notify_one();
+    }
+}
+
+/// The `client` an answer through a link to `target` records: ntfy's or
+/// the chat's name, else the webhook's host.
+fn client_of(target: &str) -> String {
+    if ntfy::topic_url(target).is_some() {
+        return "ntfy".to_owned();
+    }
+    if slack::channel_of(target).is_some() {
+        return Channel::Slack.as_str().to_owned();
+    }
+    if telegram::chat_of(target).is_some() {
+        return Channel::Telegram.as_str().to_owned();
+    }
+    reqwest::Url::parse(target)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_owned))
+        .unwrap_or_else(|| "webhook".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lifecycle::NOTIFY_FOR;
+    use crate::resume::WebhookNetworks;
+
+    #[test]
+    fn retries_double_from_the_first_delay_up_to_sixty_times_it() {
+        let webhooks = Webhooks::new(WebhookNetworks::open());
+        let n = Channels::new(webhooks, Vec::new(), "http://x/", None);
+        let delays: Vec<u64> = (1..=9).map(|a| n.backoff(a).as_secs()).collect();
+        assert_eq!(delays, [2, 4, 8, 16, 32, 64, 120, 120, 120]);
+        // About ten minutes of tries fit in NOTIFY_FOR: no notice is given
+        // up after a short outage.
+        let total: u64 = delays.iter().sum();
+        assert!(total >= 480 && total <= NOTIFY_FOR.as_secs(), "{total}");
+        assert_eq!(n.base(), "http://x");
+    }
+
+    #[test]
+    fn a_link_records_the_host_that_carried_it() {
+        assert_eq!(client_of("https://hooks.example:8443/x?y"), "hooks.example");
+        assert_eq!(client_of("not a url"), "webhook");
+        assert_eq!(client_of("ntfy:https://ntfy.example/alice"), "ntfy");
+        assert_eq!(client_of("slack:C1"), "slack");
+        assert_eq!(client_of("telegram:-100"), "telegram");
+    }
+}
