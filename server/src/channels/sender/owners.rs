@@ -6,12 +6,12 @@
 //! even while the pool is full, so nobody's share waits on another's.
 //! Workspaces nobody owns share the pool itself.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use tokio::sync::Notify;
 
 use super::PER_TARGET;
+use crate::quota::{Taken, Tally};
 
 /// Sends to workspaces' webhooks in flight on one replica, beyond which
 /// only owners below their guaranteed [`PER_TARGET`] start more.
@@ -21,62 +21,33 @@ pub const POOL: usize = 64;
 /// four owners at their most fill the pool.
 pub const PER_OWNER: usize = POOL / 4;
 
-#[derive(Debug, Default)]
-struct Counts {
-    total: usize,
-    by_owner: HashMap<String, usize>,
-}
-
 /// The sends in flight to workspaces' webhooks, per owner.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Owners {
-    counts: Arc<Mutex<Counts>>,
+    sends: Tally,
 }
 
 /// One send's place in its owner's share; dropping it frees the place and
-/// rings `wake`, so that what waited for it is sent.
-#[derive(Debug)]
-pub(super) struct Share {
-    owner: String,
-    counts: Arc<Mutex<Counts>>,
-    wake: Arc<Notify>,
-}
+/// rings the wake it was taken with, so that what waited for it is sent.
+pub(super) type Share = Taken;
 
 impl Owners {
     /// A place for one send of `owner`'s, if their share has room.
     pub(super) fn take(&self, owner: &str, wake: &Arc<Notify>) -> Option<Share> {
-        let mut counts = self.counts.lock().unwrap_or_else(PoisonError::into_inner);
-        let mine = counts.by_owner.get(owner).copied().unwrap_or(0);
-        let pool_full = counts.total >= POOL && mine >= PER_TARGET;
         // Workspaces nobody owns (every one without auth) are the
         // operator's, not one user's: they share the pool, as before
         // shares, rather than one owner's part of it (review of issue 45).
         let share = if owner.is_empty() { POOL } else { PER_OWNER };
-        if mine >= share || pool_full {
-            return None;
-        }
-        *counts.by_owner.entry(owner.to_owned()).or_default() += 1;
-        counts.total += 1;
-        Some(Share {
-            owner: owner.to_owned(),
-            counts: self.counts.clone(),
-            wake: wake.clone(),
-        })
-    }
-}
-
-impl Drop for Share {
-    fn drop(&mut self) {
-        let mut counts = self.counts.lock().unwrap_or_else(PoisonError::into_inner);
-        counts.total = counts.total.saturating_sub(1);
-        if let Some(mine) = counts.by_owner.get_mut(&self.owner) {
-            *mine = mine.saturating_sub(1);
-            if *mine == 0 {
-                counts.by_owner.remove(&self.owner);
-            }
-        }
-        drop(counts);
-        self.wake.notify_one();
+        self.sends
+            .take(owner, Some(wake), |held| {
+                let pool_full = held.total >= POOL && held.mine >= PER_TARGET;
+                if held.mine >= share || pool_full {
+                    Err(())
+                } else {
+                    Ok(())
+                }
+            })
+            .ok()
     }
 }
 

@@ -3,10 +3,11 @@
 //! about to be claimed, so a slow or dead webhook delays its own notices
 //! and nobody else's.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use tokio::sync::Notify;
+
+use crate::quota::{Taken, Tally};
 
 /// Sends in flight to one target at most.
 pub const PER_TARGET: usize = 2;
@@ -14,60 +15,35 @@ pub const PER_TARGET: usize = 2;
 /// The targets being sent to, and how many sends each has.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Targets {
-    busy: Arc<Mutex<HashMap<String, usize>>>,
+    busy: Tally,
 }
 
 /// One send's hold on its target; dropping it frees the place and rings
-/// `wake` so that what waited for it is sent.
-#[derive(Debug)]
-pub(super) struct Permit {
-    target: String,
-    busy: Arc<Mutex<HashMap<String, usize>>>,
-    wake: Arc<Notify>,
-}
+/// the wake it was taken with, so that what waited for it is sent.
+pub(super) type Permit = Taken;
 
 impl Targets {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, usize>> {
-        self.busy.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
     /// How many targets have a send in flight.
     pub(super) fn busy(&self) -> usize {
-        self.lock().len()
+        self.busy.keys()
     }
 
     /// How many more sends `target` may start now.
     pub(super) fn room(&self, target: &str) -> usize {
-        PER_TARGET.saturating_sub(self.lock().get(target).copied().unwrap_or(0))
+        PER_TARGET.saturating_sub(self.busy.held(target).mine)
     }
 
     /// A place for one send to `target`, if it has room.
     pub(super) fn take(&self, target: &str, wake: &Arc<Notify>) -> Option<Permit> {
-        let mut busy = self.lock();
-        let sends = busy.entry(target.to_owned()).or_default();
-        if *sends >= PER_TARGET {
-            return None;
-        }
-        *sends += 1;
-        Some(Permit {
-            target: target.to_owned(),
-            busy: self.busy.clone(),
-            wake: wake.clone(),
-        })
-    }
-}
-
-impl Drop for Permit {
-    fn drop(&mut self) {
-        let mut busy = self.busy.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(sends) = busy.get_mut(&self.target) {
-            *sends = sends.saturating_sub(1);
-            if *sends == 0 {
-                busy.remove(&self.target);
-            }
-        }
-        drop(busy);
-        self.wake.notify_one();
+        self.busy
+            .take(target, Some(wake), |held| {
+                if held.mine >= PER_TARGET {
+                    Err(())
+                } else {
+                    Ok(())
+                }
+            })
+            .ok()
     }
 }
 

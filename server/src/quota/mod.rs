@@ -3,8 +3,11 @@
 //! session the user created ([`Caller::holder`]), so minting agent tokens
 //! buys no more room, and each server-wide cap leaves room for the others.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+mod tally;
+
+use std::sync::Arc;
+
+pub use tally::{Held, Taken, Tally};
 
 use crate::auth::Caller;
 
@@ -30,26 +33,19 @@ pub struct Refusals {
     pub server: &'static str,
 }
 
-/// One kind of place, counted.
+/// One kind of place, counted per user and in total.
 #[derive(Debug)]
 pub struct Places {
     per_user: usize,
     total: usize,
     refusals: Refusals,
-    open: Mutex<Counts>,
-}
-
-#[derive(Debug, Default)]
-struct Counts {
-    total: usize,
-    by_holder: HashMap<String, usize>,
+    open: Tally,
 }
 
 /// One place held; dropping it frees the place.
 #[derive(Debug)]
 pub struct Place {
-    places: Arc<Places>,
-    holder: String,
+    _held: Taken,
 }
 
 impl Places {
@@ -60,7 +56,7 @@ impl Places {
             per_user,
             total,
             refusals,
-            open: Mutex::new(Counts::default()),
+            open: Tally::default(),
         })
     }
 
@@ -78,38 +74,17 @@ impl Places {
     /// # Errors
     /// [`Full`] when either cap is reached.
     pub fn open(self: &Arc<Self>, caller: &Caller) -> Result<Place, Full> {
-        let holder = caller.holder();
-        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
-        if open.total >= self.total {
-            return Err(Full::Server);
-        }
-        let mine = open.by_holder.entry(holder.clone()).or_default();
-        if *mine >= self.per_user {
-            return Err(Full::User);
-        }
-        *mine += 1;
-        open.total += 1;
-        Ok(Place {
-            places: self.clone(),
-            holder,
-        })
-    }
-}
-
-impl Drop for Place {
-    fn drop(&mut self) {
-        let mut open = self
-            .places
-            .open
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        open.total = open.total.saturating_sub(1);
-        if let Some(mine) = open.by_holder.get_mut(&self.holder) {
-            *mine = mine.saturating_sub(1);
-            if *mine == 0 {
-                open.by_holder.remove(&self.holder);
-            }
-        }
+        self.open
+            .take(&caller.holder(), None, |held| {
+                if held.total >= self.total {
+                    Err(Full::Server)
+                } else if held.mine >= self.per_user {
+                    Err(Full::User)
+                } else {
+                    Ok(())
+                }
+            })
+            .map(|held| Place { _held: held })
     }
 }
 
