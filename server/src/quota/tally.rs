@@ -71,6 +71,18 @@ impl Tally {
         })
     }
 
+    /// [`Self::take`] for a rule that only says yes or no.
+    #[must_use]
+    pub fn take_if(
+        &self,
+        key: &str,
+        wake: Option<&Arc<Notify>>,
+        admit: impl FnOnce(Held) -> bool,
+    ) -> Option<Taken> {
+        self.take(key, wake, |held| admit(held).then_some(()).ok_or(()))
+            .ok()
+    }
+
     /// What `key` holds, and all together.
     #[must_use]
     pub fn held(&self, key: &str) -> Held {

@@ -38,16 +38,10 @@ impl Owners {
         // operator's, not one user's: they share the pool, as before
         // shares, rather than one owner's part of it (review of issue 45).
         let share = if owner.is_empty() { POOL } else { PER_OWNER };
-        self.sends
-            .take(owner, Some(wake), |held| {
-                let pool_full = held.total >= POOL && held.mine >= PER_TARGET;
-                if held.mine >= share || pool_full {
-                    Err(())
-                } else {
-                    Ok(())
-                }
-            })
-            .ok()
+        self.sends.take_if(owner, Some(wake), |held| {
+            let pool_full = held.total >= POOL && held.mine >= PER_TARGET;
+            held.mine < share && !pool_full
+        })
     }
 }
 

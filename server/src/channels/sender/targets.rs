@@ -36,14 +36,7 @@ impl Targets {
     /// A place for one send to `target`, if it has room.
     pub(super) fn take(&self, target: &str, wake: &Arc<Notify>) -> Option<Permit> {
         self.busy
-            .take(target, Some(wake), |held| {
-                if held.mine >= PER_TARGET {
-                    Err(())
-                } else {
-                    Ok(())
-                }
-            })
-            .ok()
+            .take_if(target, Some(wake), |held| held.mine < PER_TARGET)
     }
 }
 
