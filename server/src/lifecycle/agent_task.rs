@@ -49,7 +49,7 @@ impl Asking {
     /// the task exists (a poll finds it) before this returns.
     ///
     /// # Errors
-    /// As [`Lifecycle::create_bundle`].
+    /// As [`Asking::create_bundle`].
     pub async fn ask_as_task(
         &self,
         caller: &Caller,
@@ -98,7 +98,7 @@ impl Asking {
     /// keeps its answer (kept for the agent until collected).
     ///
     /// # Errors
-    /// Not found as [`Lifecycle::look_at_task`]; database errors.
+    /// Not found as [`Asking::look_at_task`]; database errors.
     pub async fn cancel_task(&self, caller: &Caller, pending_id: &str) -> Result<()> {
         let task = self.task_of(caller, pending_id).await?;
         if task.cancelled_at.is_some() {
@@ -127,7 +127,7 @@ impl Asking {
     /// The task if `caller` is the agent that asked it.
     ///
     /// # Errors
-    /// Not found as [`Lifecycle::look_at_task`]; database errors.
+    /// Not found as [`Asking::look_at_task`]; database errors.
     pub async fn task_of(&self, caller: &Caller, pending_id: &str) -> Result<McpTask> {
         let session_id = caller
             .agent()

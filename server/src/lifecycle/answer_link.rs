@@ -2,7 +2,7 @@
 //! link per option, each its own capability (a random token, kept only as
 //! a hash) to answer that bundle with that option and nothing else. A
 //! `GET` shows what it would answer; a `POST` answers through the one
-//! claim ([`Lifecycle::settle`]), as `answered_by.channel` `link` with the
+//! claim ([`Resolving::settle`]), as `answered_by.channel` `link` with the
 //! target that carried it as `client`.
 
 use clarify_core::api::{Notice, NoticeAction, NoticeKind};
@@ -169,7 +169,7 @@ impl Resolving {
         self.answer_through(token, None).await
     }
 
-    /// Answers as [`Lifecycle::answer_by_link`] does; a press in a chat
+    /// Answers as [`Resolving::answer_by_link`] does; a press in a chat
     /// app names its `user` and `channel`, and only a link that chat was
     /// sent counts.
     pub(super) async fn answer_through(

@@ -63,7 +63,7 @@ impl Asking {
     /// it is stored already finds the agent attached.
     ///
     /// # Errors
-    /// As [`Lifecycle::create_bundle`].
+    /// As [`Asking::create_bundle`].
     pub async fn create_attached(
         &self,
         session_id: &SessionId,
@@ -96,7 +96,7 @@ impl Asking {
     /// stores the bundle, so no answer ever finds the bundle without it.
     ///
     /// # Errors
-    /// As [`Lifecycle::create_bundle`].
+    /// As [`Asking::create_bundle`].
     pub async fn create_task(
         &self,
         session_id: &SessionId,

@@ -32,7 +32,7 @@ impl Sessions {
         Ok(())
     }
 
-    /// [`Lifecycle::detach`] on behalf of `caller`: the asking agent itself,
+    /// [`Sessions::detach`] on behalf of `caller`: the asking agent itself,
     /// or an unscoped caller.
     ///
     /// # Errors

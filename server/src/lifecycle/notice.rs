@@ -62,7 +62,7 @@ impl Reading {
     /// first (the first 200): where a follower starts from.
     ///
     /// # Errors
-    /// As [`Lifecycle::list_pending`].
+    /// As [`Reading::list_pending`].
     pub async fn waiting_notices(&self, caller: &Caller, base: &str) -> Result<Vec<Notice>> {
         let args = PendingArgs {
             limit: Some(200),

@@ -79,7 +79,7 @@ impl Sessions {
 }
 
 impl Shared {
-    /// [`Self::start_turn`]'s writes, inside the caller's write transaction;
+    /// [`Sessions::start_turn`]'s writes, inside the caller's write transaction;
     /// announce the result with [`Self::turn_started`] once it commits.
     pub(super) async fn start_turn_in(
         &self,
