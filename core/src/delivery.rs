@@ -130,7 +130,8 @@ impl State {
 pub struct Facts {
     /// The agent polls the bundle as an MCP task.
     pub polled: bool,
-    /// The asking agent is blocked on it now (and has not detached).
+    /// The asking agent is blocked on it now (and has not detached since:
+    /// its wait after a detach attaches it again).
     pub attached: bool,
     /// The outcome is a decline.
     pub declined: bool,

@@ -85,8 +85,11 @@ impl Asking {
         let waiting = if created.pending_id == pending_id {
             waiting
         } else {
-            // An identical request was already active: wait on that one.
-            self.shared.waiters.wait(&created.pending_id)
+            // An identical request was already active: wait on that one,
+            // attached again if the agent had detached from it.
+            let waiting = self.shared.waiters.wait(&created.pending_id);
+            self.shared.reattach(&created.pending_id).await?;
+            waiting
         };
         Ok((created, waiting))
     }

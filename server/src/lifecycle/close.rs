@@ -95,6 +95,21 @@ impl Sessions {
 }
 
 impl Shared {
+    /// The asking agent waits on `pending_id` again after a detach: it is
+    /// attached again, and the change published.
+    pub(super) async fn reattach(&self, pending_id: &str) -> Result<()> {
+        let changed = repo::transition(
+            &self.db,
+            Scope::Bundle(pending_id),
+            Transition::Reattach,
+            now_micros(),
+        )
+        .await?;
+        for pending_id in &changed {
+            self.publish_bundle(pending_id).await?;
+        }
+        Ok(())
+    }
     pub(super) async fn closed(
         &self,
         pending_ids: &[String],

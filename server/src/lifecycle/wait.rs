@@ -55,15 +55,16 @@ impl Reading {
     ) -> Result<WaitOutcome> {
         // Boxed, as every read below: a blocked wait then rests at the size
         // of its sleep, not of the largest query it ran (issue 31 item 3).
+        let bundle = Box::pin(self.shared.authorized_bundle(caller, pending_id)).await?;
+        let asking = clarify_core::delivery::attaches(caller.waiter(bundle.session_id()));
+        if asking && bundle.detached() {
+            // It came back: attached again, so an answer is handed to this
+            // wait and not also resumed (found by delivery_sequences.rs).
+            Box::pin(self.shared.reattach(pending_id.as_str())).await?;
+        }
         // Only whose it is outlives the read: the rows are not held while
         // the wait blocks.
-        let asking = clarify_core::delivery::attaches(
-            caller.waiter(
-                Box::pin(self.shared.authorized_bundle(caller, pending_id))
-                    .await?
-                    .session_id(),
-            ),
-        );
+        drop(bundle);
         // Held while it blocks: one user's waits are bounded (issue 26).
         let _place = self.wait_place(caller)?;
         // Register before reading, so a resolution between the read and the
@@ -118,8 +119,15 @@ impl Reading {
 
     /// One look at the bundle: its wake first, then its rows.
     async fn look(&self, pending_id: &str, waiting: &mut Waiting, seen: &mut Seen) -> Result<Step> {
-        // Marked seen, so the sleep below waits for a newer wake.
-        if let Wake::Resolved(response) = waiting.wake.borrow_and_update().clone() {
+        // Marked seen, so the sleep below waits for a newer wake. Only a
+        // wake sent since this wait registered speaks for the rows: an
+        // older one (rung for a wait that went away) says nothing of a
+        // kept answer, which this agent's wait must collect (found by
+        // delivery_sequences.rs: it was read from the old wake and left
+        // awaiting pickup, to be collected again).
+        let fresh = waiting.wake.has_changed().unwrap_or(false);
+        let wake = waiting.wake.borrow_and_update().clone();
+        if let (true, Wake::Resolved(response)) = (fresh, wake) {
             let status = if response.rejected {
                 Status::Rejected
             } else {

@@ -30,6 +30,10 @@ impl<'a> Scope<'a> {
 pub enum Transition {
     /// The agent stopped waiting; the bundle stays active and answerable.
     Detach,
+    /// The asking agent waits on it again after a detach: attached again,
+    /// so an answer is handed to its wait, not also resumed (found by
+    /// `tests/tests/delivery_sequences.rs`).
+    Reattach,
     /// The session ended before anyone answered.
     Expire,
     /// The agent withdrew the question (A9).
@@ -70,10 +74,11 @@ pub async fn transition_in(
     let status = match transition {
         Transition::Expire => Status::Expired,
         Transition::Cancel => Status::Cancelled,
-        Transition::Detach => {
+        Transition::Detach | Transition::Reattach => {
             // One guarded UPDATE, the same as a completed turn's in a batch.
             let mut batch = Batch::new();
-            let detached = detach_steps(&mut batch, db.backend(), scope, now, false);
+            let detach = matches!(transition, Transition::Detach);
+            let detached = detach_steps(&mut batch, db.backend(), scope, now, false, detach);
             let done = batch.run(tx, db.backend()).await?;
             return done[detached].distinct_texts();
         }
@@ -112,18 +117,20 @@ pub fn detach_completed_steps(
     session_id: &str,
     now: i64,
 ) -> usize {
-    detach_steps(batch, backend, Scope::Session(session_id), now, true)
+    detach_steps(batch, backend, Scope::Session(session_id), now, true, true)
 }
 
 /// The detach (the agent no longer waits) of the active questions in
-/// `scope` not yet detached, as steps of a batch; with `just_completed`,
-/// only of a turn completed at `now`.
+/// `scope` not yet detached, or with `detach` false their reattach, as
+/// steps of a batch; with `just_completed`, only of a turn completed at
+/// `now`.
 fn detach_steps(
     batch: &mut Batch,
     backend: Backend,
     scope: Scope<'_>,
     now: i64,
     just_completed: bool,
+    detach: bool,
 ) -> usize {
     let (column, key) = scope.column();
     if backend.shared() {
@@ -139,7 +146,7 @@ fn detach_steps(
         );
     }
     batch.push(
-        detach_sql(backend, column, just_completed),
+        detach_sql(backend, column, just_completed, detach),
         vec![now.into(), key.into()],
     )
 }
@@ -148,10 +155,12 @@ fn detach_steps(
 /// public so that `tests/query_plans.rs` can pin its plan.
 #[must_use]
 pub fn detach_completed_sql(backend: Backend) -> String {
-    detach_sql(backend, "task_session_id", true)
+    detach_sql(backend, "task_session_id", true, true)
 }
 
-fn detach_sql(backend: Backend, column: &str, just_completed: bool) -> String {
+fn detach_sql(backend: Backend, column: &str, just_completed: bool, detach: bool) -> String {
+    let key = clarify_core::metadata_key::AGENT_DISCONNECTED;
+    let unset = backend.metadata_flag_unset("m", key);
     let completed = if just_completed {
         "AND EXISTS (SELECT 1 FROM task_session_turns c \
          WHERE c.id = m.turn_id AND c.completed_at = $1)"
@@ -159,12 +168,16 @@ fn detach_sql(backend: Backend, column: &str, just_completed: bool) -> String {
         ""
     };
     format!(
-        "UPDATE task_session_messages AS m SET metadata = {detached}, updated_at = $1 \
-         WHERE m.{column} = $2 AND {active} AND {attached} {completed} \
+        "UPDATE task_session_messages AS m SET metadata = {set}, updated_at = $1 \
+         WHERE m.{column} = $2 AND {active} AND {not_yet} {completed} \
          RETURNING pending_id",
         active = active("m"),
-        detached = backend.metadata_set(clarify_core::metadata_key::AGENT_DISCONNECTED, "true"),
-        attached = backend.metadata_flag_unset("m", clarify_core::metadata_key::AGENT_DISCONNECTED),
+        set = backend.metadata_set(key, if detach { "true" } else { "false" }),
+        not_yet = if detach {
+            unset
+        } else {
+            format!("NOT ({unset})")
+        },
     )
 }
 
