@@ -87,8 +87,13 @@ impl Asking {
         } else {
             // An identical request was already active: wait on that one,
             // attached again if the agent had detached from it.
+            // Read first: a retried ask is common, a detach between the
+            // two rare, and a write would queue on SQLite's one writer.
             let waiting = self.shared.waiters.wait(&created.pending_id);
-            self.shared.reattach(&created.pending_id).await?;
+            let existing = repo::load(self.shared.db.pool(), &created.pending_id).await?;
+            if existing.is_some_and(|b| b.detached()) {
+                self.shared.reattach(&created.pending_id).await?;
+            }
             waiting
         };
         Ok((created, waiting))

@@ -96,7 +96,8 @@ impl Sessions {
 
 impl Shared {
     /// The asking agent waits on `pending_id` again after a detach: it is
-    /// attached again, and the change published.
+    /// attached again, and the change published. A write: called only for
+    /// a bundle read as detached.
     pub(super) async fn reattach(&self, pending_id: &str) -> Result<()> {
         let changed = repo::transition(
             &self.db,
