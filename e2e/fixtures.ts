@@ -33,7 +33,7 @@ export async function startServer(
   const url = await new Promise<string>((resolveUrl, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
-      const match = /^listening on (http:\/\/\S+)$/.exec(line);
+      const match = /^listening on (http:\/\/\S+)( \(auth on\))?$/.exec(line);
       if (match) resolveUrl(match[1]);
     });
     child.once('exit', (code) => reject(new Error(`clarify exited early with ${code}`)));

@@ -77,7 +77,8 @@ pub struct PendingBundle {
     pub expires_at: String,
     /// Its texts as safe HTML, rendered from CommonMark by the server for
     /// the browser (REST views only; absent elsewhere), by key: `context`,
-    /// `q1.title`, `q1.prompt` (blocks), `q1.prompt.line` (one line),
+    /// `q1.title`, `q1.prompt` (blocks), `q1.prompt.line` (its first line of
+    /// words as plain text, issue 46 item 1),
     /// `q1_opt1` (an option's label), `q1_opt1.description`. A text that
     /// is empty has no key.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]

@@ -137,7 +137,7 @@ def run(binary, auth, directory):
     try:
         line = server.stdout.readline().strip()
         assert line.startswith("listening on "), line
-        base = line.removeprefix("listening on ")
+        base = line.removeprefix("listening on ").split()[0]
         pending_id = seed(base, token)
         check_cursors(base, token)
         config = Path(directory) / "schemathesis.toml"

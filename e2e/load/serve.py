@@ -22,7 +22,7 @@ def serve(binary, directory, extra=(), database=None):
     try:
         line = server.stdout.readline().strip()
         assert line.startswith("listening on "), line
-        yield server, line.removeprefix("listening on ")
+        yield server, line.removeprefix("listening on ").split()[0]
     finally:
         server.terminate()
         server.wait(timeout=10)

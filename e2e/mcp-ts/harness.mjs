@@ -24,7 +24,7 @@ export async function startServer(binary, { database, listen = "127.0.0.1:0" }) 
     server.once("exit", (code) => reject(new Error(`clarify exited ${code} before listening`)));
   });
   if (!line.startsWith("listening on ")) throw new Error(`clarify said ${line}`);
-  return { server, exited, base: line.slice("listening on ".length) };
+  return { server, exited, base: line.slice("listening on ".length).split(" ")[0] };
 }
 
 // One request to the REST API at `base`: as a person (no auth configured:

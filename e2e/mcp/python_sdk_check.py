@@ -239,7 +239,7 @@ def main():
         try:
             line = server.stdout.readline().strip()
             assert line.startswith("listening on "), line
-            base = line.removeprefix("listening on ")
+            base = line.removeprefix("listening on ").split()[0]
             for modern in (False, True):
                 name = "python-sdk " + ("discover (2026-07-28)" if modern else "initialize")
                 checks = (

@@ -28,7 +28,7 @@ use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetReques
 use tower_http::{compression::CompressionLayer, trace::DefaultOnResponse, trace::TraceLayer};
 
 use crate::http::same_origin::{self, SameOrigin};
-use crate::http::{self, error::Error, security_headers};
+use crate::http::{self, security_headers};
 use crate::state::AppState;
 use crate::{mcp, web_assets};
 
@@ -47,8 +47,9 @@ pub fn app(state: AppState) -> Router {
         .merge(http::integrations::routes())
         .merge(mcp::routes(&state))
         .merge(web_assets::routes())
-        // Every other path: a 404 in the error shape, like every other error.
-        .fallback(|| async { Error::NotFound("route") })
+        // Every other path: a 404, as a page for a browser, else in the
+        // error shape like every other error.
+        .fallback(web_assets::not_found)
         .layer(from_fn_with_state(Arc::new(origin), same_origin::enforce));
     let router = security_headers::apply(routes)
         .layer(CompressionLayer::new())

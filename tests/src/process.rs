@@ -62,7 +62,12 @@ impl ServerProcess {
         while out.read_line(&mut line).unwrap() > 0 && !line.starts_with("listening on ") {
             line.clear();
         }
-        let url = line.trim().trim_start_matches("listening on ").to_owned();
+        let url = line
+            .trim_start_matches("listening on ")
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .to_owned();
         assert!(url.starts_with("http://"), "clarify said {line:?}");
         Self { child, dir, url }
     }

@@ -34,12 +34,15 @@ impl Process {
         let mut line = String::new();
         BufReader::new(stdout)
             .read_line(&mut line)
-            .expect("read the URL line");
-        let base = line
-            .trim()
+            .expect("read the listening line");
+        let said = line
+            .trim_end()
             .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
-            .to_owned();
+            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"));
+        // Issue 46 item 11: the line says when a token is needed.
+        let auth = extra.contains(&"--auth");
+        assert_eq!(said.ends_with(" (auth on)"), auth, "{line:?}");
+        let base = said.split(' ').next().unwrap_or_default().to_owned();
         Self {
             child,
             base,

@@ -136,3 +136,48 @@ async fn health_check_answers_json() {
     assert_eq!(body, serde_json::json!({"status": "ok"}));
     server.stop().await;
 }
+
+/// Issue 46 item 10: an unknown path is a page for a person (404, the app's
+/// look, which says "not found") and the error shape for a program.
+#[tokio::test]
+async fn an_unknown_path_is_a_not_found_page_for_a_browser_and_json_otherwise() {
+    let server = TestServer::start().await;
+    let client = server.client();
+    let page = client
+        .get(server.url("/no/such/page"))
+        .header("accept", "text/html,application/xhtml+xml")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 404);
+    assert!(
+        page.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    assert!(
+        page.text()
+            .await
+            .unwrap()
+            .contains("<meta name=\"description\"")
+    );
+    for (path, accept) in [
+        ("/no/such/page", "application/json"),
+        ("/api/v1/nothing", "text/html"),
+    ] {
+        let response = client
+            .get(server.url(path))
+            .header("accept", accept)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 404, "{path}");
+        let body: serde_json::Value = response.json().await.unwrap();
+        assert!(
+            body["error"].is_string() || body["error"].is_object(),
+            "{body}"
+        );
+    }
+    server.stop().await;
+}

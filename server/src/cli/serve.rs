@@ -97,15 +97,17 @@ pub(super) async fn serve(args: ServeArgs) -> Result<(), String> {
     let state = AppState::new(db, config)
         .await
         .map_err(|e| format!("cannot start: {e}"))?;
-    // Test harnesses and scripts wait for this exact line to learn the port,
-    // so it goes to stdout (logs go to stderr) and is flushed at once.
+    // Test harnesses and scripts wait for this line to learn the port (its
+    // first word after "listening on"), so it goes to stdout (logs go to
+    // stderr) and is flushed at once. Whether a token is needed is said on
+    // it, where a person starting the server looks (issue 46 item 11).
     let mut stdout = std::io::stdout().lock();
-    writeln!(stdout, "listening on http://{addr}")
+    let auth = if args.auth { " (auth on)" } else { "" };
+    writeln!(stdout, "listening on http://{addr}{auth}")
         .and_then(|()| stdout.flush())
         .map_err(|e| format!("cannot write to stdout: {e}"))?;
     drop(stdout);
-    // The listening line's shape is fixed (scripts read the port from it);
-    // what the server demands is said beside it (issue 29).
+    // How to get a token is said beside the listening line (issue 29).
     if args.auth {
         tracing::info!(
             "auth on: every request needs a token; `clarify token create --user NAME` makes one"
