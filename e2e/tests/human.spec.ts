@@ -138,7 +138,8 @@ test('the inbox lists waiting bundles oldest first, updates live, and answers in
   const order = await ids();
   expect(order.indexOf(firstId)).toBeLessThan(order.indexOf(secondId));
   const row = rows.filter({ has: page.locator(`[data-pending-id="${secondId}"]`) }).or(page.locator(`[data-pending-id="${secondId}"]`));
-  await expect(row).toContainText('inbox: second task');
+  // Rows sit under their task's title (issue 46 item 8).
+  await expect(page.getByTestId('inbox-task').filter({ has: row })).toContainText('inbox: second task');
   await expect(row).toContainText('Asked second?');
   await expect(row).toContainText('2 questions');
   await expect(row).toContainText('now');
@@ -154,7 +155,7 @@ test('the inbox lists waiting bundles oldest first, updates live, and answers in
   await firstRow.getByRole('button', { name: /Asked first\?/ }).click();
   await expect(firstRow.getByTestId('clarification-overlay')).toBeVisible();
   await firstRow.getByTestId('clarification-option').first().click();
-  await expect(page.getByTestId('inbox-notice')).toHaveText('Answer sent.');
+  await expect(page.getByTestId('inbox-notice')).toContainText('Answer sent.', { timeout: 15_000 });
   await expect(page.locator(`[data-pending-id="${firstId}"]`)).toHaveCount(0);
   expect((await (await request.get(`/api/v1/clarification/${firstId}`)).json()).status).toBe('answered');
 });

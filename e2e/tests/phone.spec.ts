@@ -13,7 +13,7 @@ test('a row\'s title is not squeezed, the hints are hidden, and a tick stays in 
   ]);
   await page.goto('/');
   const row = page.locator(`[data-pending-id="${pendingId}"]`);
-  const title = await row.locator('.row-task').boundingBox();
+  const title = await row.locator('.row-question').boundingBox();
   const button = await row.locator('button.row').boundingBox();
   expect(title!.width).toBeGreaterThan(button!.width * 0.8);
   // Touch: no keys to hint at (the inbox's and, opened, the overlay's).

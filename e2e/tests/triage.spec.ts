@@ -1,5 +1,5 @@
 // Triage at keyboard speed (issue 29 item 4): j/k through the inbox, Enter
-// opens, a number key answers a one-question row in place, and after an
+// or a number opens (issue 46 item 2: never an answer unseen), and after an
 // answer focus goes to the row that took its place.
 import type { Page } from '@playwright/test';
 import { test, expect } from '../fixtures';
@@ -12,7 +12,7 @@ async function focusedRow(page: Page): Promise<string | null> {
   return page.evaluate(() => document.activeElement?.closest('[data-testid=inbox-row]')?.getAttribute('data-pending-id') ?? null);
 }
 
-test('j/k move, a number answers a one-question row, focus moves on, Enter opens', async ({ page, request }) => {
+test('j/k move, a number opens a row, the answer is held then sent, focus moves on', async ({ page, request }) => {
   const ids: string[] = [];
   for (const title of ['triage one', 'triage two', 'triage three']) {
     const session = await newSession(request, title);
@@ -39,24 +39,27 @@ test('j/k move, a number answers a one-question row, focus moves on, Enter opens
   await page.keyboard.press('k');
   expect(await focusedRow(page)).toBe(ids[0]);
 
-  // 2 answers "No" in place, without opening; focus goes to the next row.
+  // A number on a closed row opens it and answers nothing (issue 46 item
+  // 2); inside, the number picks; the answer is held for Undo, then sent.
   const next = all[at(ids[0]) + 1];
+  const first = page.locator(`[data-pending-id="${ids[0]}"]`);
   await page.keyboard.press('2');
-  await expect(page.locator(`[data-pending-id="${ids[0]}"]`)).toHaveCount(0);
-  await expect(page.getByTestId('inbox-notice')).toHaveText('Answer sent.');
+  await expect(first.getByTestId('clarification-overlay')).toBeVisible();
+  expect((await (await request.get(`/api/v1/clarification/${ids[0]}`)).json()).status).toBe('pending');
+  await page.keyboard.press('2');
+  await expect(first).toHaveCount(0);
+  await expect(page.getByTestId('inbox-held')).toContainText('“triage one?”: No.');
+  await expect.poll(() => focusedRow(page)).toBe(next);
+  await expect(page.getByTestId('inbox-notice')).toContainText('Answer sent.', { timeout: 15_000 });
   const view = await (await request.get(`/api/v1/clarification/${ids[0]}`)).json();
   expect(view.response.answers[0].selected_options).toEqual(['q1_opt2']);
-  await expect.poll(() => focusedRow(page)).toBe(next);
 
-  // A two-question row is not answered by a number: it needs its overlay.
+  // A two-question row opens the same way, and its own keys answer it.
   await page.locator(`[data-pending-id="${pairId}"] > button.row`).focus();
   await page.keyboard.press('1');
-  await expect(page.locator(`[data-pending-id="${pairId}"] [data-testid=clarification-overlay]`)).toHaveCount(0);
-  expect((await (await request.get(`/api/v1/clarification/${pairId}`)).json()).status).toBe('pending');
-  // Enter opens it, and its own keys answer it; focus then moves on.
-  await page.keyboard.press('Enter');
   const overlay = page.locator(`[data-pending-id="${pairId}"] [data-testid=clarification-overlay]`);
   await expect(overlay).toBeVisible();
+  expect((await (await request.get(`/api/v1/clarification/${pairId}`)).json()).status).toBe('pending');
   await page.keyboard.press('1');
   await page.keyboard.press('2');
   await page.keyboard.press('Control+Enter');
@@ -71,7 +74,7 @@ test('a number on a row whose answer was begun opens it with the draft, sending 
   const row = page.locator(`[data-pending-id="${id}"]`);
   await row.locator('button.row').click();
   await row.getByTestId('clarification-input').fill('only if it is cheap');
-  // Closed from its row (Escape only folds it, and keeps the row open).
+  // Closed from its row.
   await row.locator('button.row').click();
   await expect(row.getByTestId('clarification-overlay')).toHaveCount(0);
   await row.locator('button.row').focus();

@@ -175,6 +175,11 @@ pub async fn bundle(pending_id: &str) -> Result<api::BundleView, ApiError> {
     get(&format!("/clarification/{pending_id}")).await
 }
 
+/// Who tried to answer `pending_id`, and when (the attempts log).
+pub async fn attempts(pending_id: &str) -> Result<clarify_core::Attempts, ApiError> {
+    get(&format!("/clarification/{pending_id}/attempts")).await
+}
+
 /// The caller's identity and whether auth is on.
 pub async fn me() -> Result<api::Me, ApiError> {
     get("/auth/me").await
@@ -246,6 +251,44 @@ pub async fn assign(pending_id: &str, assignee: &str) -> Result<api::BundleView,
         return Err(error_of(response).await);
     }
     read(response).await
+}
+
+/// Sends an answer as the page goes away (issue 46 item 2: a held answer
+/// is never lost to a closed tab): a keep-alive request outlives the page;
+/// its outcome is read by nobody, and the next visit shows it settled.
+pub fn respond_on_leaving(pending_id: &str, alike: &[String], submission: &Submission) {
+    let (path, body) = if alike.is_empty() {
+        (
+            format!("{BASE}/clarification/{pending_id}/respond"),
+            crate::json::stringify(submission),
+        )
+    } else {
+        let body = api::RespondAlike {
+            pending_ids: std::iter::once(pending_id.to_owned())
+                .chain(alike.iter().cloned())
+                .collect(),
+            response: submission.clone(),
+        };
+        (
+            format!("{BASE}/clarification/respond-alike"),
+            crate::json::stringify(&body),
+        )
+    };
+    let Ok(body) = body else {
+        return;
+    };
+    let init = web_sys::RequestInit::new();
+    init.set_method("POST");
+    // web-sys has no setter for it; the browser reads the plain property.
+    let _ = js_sys::Reflect::set(&init, &"keepalive".into(), &true.into());
+    init.set_credentials(RequestCredentials::Include);
+    init.set_body(&wasm_bindgen::JsValue::from_str(&body));
+    let headers = web_sys::Headers::new().ok();
+    if let Some(headers) = &headers {
+        let _ = headers.set("Content-Type", "application/json");
+        init.set_headers(headers);
+    }
+    let _ = web_sys::window().map(|w| w.fetch_with_str_and_init(&path, &init));
 }
 
 /// Answers `pending_id` and, when `alike` names others asking the same,

@@ -3,6 +3,7 @@
 //! clarification overlay for its active bundle.
 
 mod api;
+mod attempts;
 mod connection;
 mod expiry;
 mod html;
@@ -86,12 +87,21 @@ pub fn App() -> impl IntoView {
     let page = move || {
         let route = route.clone();
         match (identity.get(), route) {
-            (Identity::Unknown, _) => view! { <p>"Loading…"</p> }.into_any(),
+            (Identity::Unknown, _) => view! { <p class="hint" aria-busy="true">"Loading…"</p> }.into_any(),
             (_, Route::Login) | (Identity::Anonymous, _) => view! { <LoginPage /> }.into_any(),
             (_, Route::Inbox) => view! { <InboxPage /> }.into_any(),
             (_, Route::Task(id)) => view! { <TaskPage task_id=id /> }.into_any(),
-            (_, Route::Session(id)) => view! { <SessionPage session_id=id /> }.into_any(),
-            (_, Route::NotFound) => view! { <p>"No such page."</p> }.into_any(),
+            // Its own heading: a session's page opened by its link (issue 46 item 10).
+            (_, Route::Session(id)) => view! {
+                <h2 class="page-title">"A session's questions"</h2>
+                <SessionPage session_id=id />
+            }
+            .into_any(),
+            (_, Route::NotFound) => view! {
+                <h2 data-testid="not-found">"Page not found"</h2>
+                <p>"Nothing is at this address. " <a href="/">"Go to what waits for you"</a></p>
+            }
+            .into_any(),
         }
     };
     view! {

@@ -26,6 +26,8 @@ impl SubmitOutcome {
     /// What the inbox says once a submit is over.
     pub fn sentence(&self) -> String {
         match self {
+            // A decline is said as one (issue 46 item 6).
+            Self::Claimed(Status::Rejected, _) => "Declined and sent.".to_owned(),
             Self::Claimed(..) => "Answer sent.".to_owned(),
             Self::Lost(..) => "Someone else answered first.".to_owned(),
             Self::Inactive(why) => why.sentence(),

@@ -8,12 +8,19 @@ use serde_json::{Value, json};
 use clarify_core::MessageKind;
 use clarify_core::api::Message;
 
-/// What a settled question shows: the chosen labels and text, or why none.
-/// Only bundles no longer active reach it ([`entries`] leaves the active
-/// one to the overlay), so a pending one was superseded and will never be
-/// answered.
-fn outcome(meta: &ClarificationMetadata, reject_reason: &str) -> (String, &'static str) {
+/// What a question shows: the chosen labels and text, or why none. Whether
+/// a pending one still waits is the server's rule (D4), read from the
+/// session's `active_pending_ids` (issue 46 item 4), never guessed: one
+/// that is not active was superseded and will never be answered.
+fn outcome(
+    meta: &ClarificationMetadata,
+    reject_reason: &str,
+    active: bool,
+) -> (String, &'static str) {
     match meta.status.known() {
+        Some(Status::Pending | Status::Responding) | None if active => {
+            ("Waiting for an answer".into(), "pending")
+        }
         Some(Status::Answered) => {
             let Some(answer) = &meta.response else {
                 return ("Answered".into(), "answered");
@@ -35,7 +42,7 @@ fn outcome(meta: &ClarificationMetadata, reject_reason: &str) -> (String, &'stat
         Some(Status::Rejected) => (format!("Declined: “{reject_reason}”"), "rejected"),
         Some(Status::Expired) => ("Timed out".into(), "expired"),
         Some(Status::Cancelled) => ("Cancelled".into(), "cancelled"),
-        _ => ("Not answered (no longer active)".into(), "inactive"),
+        _ => ("Not answered (a newer question replaced it)".into(), "inactive"),
     }
 }
 
@@ -95,7 +102,7 @@ pub fn apply_winner(messages: &mut [Message], status: Status, response: &Respons
 /// markup, every text escaped or rendered by the server: it is rebuilt
 /// whole on every change, and a string costs the wasm far less than a view
 /// per line.
-fn bundle_card(messages: &[Message], me: Option<&str>) -> String {
+fn bundle_card(messages: &[Message], me: Option<&str>, active: &[String]) -> String {
     use crate::html::escape;
     let rendered = |m: &Message, key: &str, text: &str| match m
         .metadata
@@ -115,7 +122,11 @@ fn bundle_card(messages: &[Message], me: Option<&str>) -> String {
                 rendered(m, "context", &meta.context)
             ));
         }
-        let (text, status) = outcome(&meta, &m.reject_reason);
+        let (text, status) = outcome(
+            &meta,
+            &m.reject_reason,
+            active.contains(&meta.pending_id),
+        );
         let prompt = if meta.question.prompt.is_empty() {
             escape(&m.content)
         } else {
@@ -130,8 +141,13 @@ fn bundle_card(messages: &[Message], me: Option<&str>) -> String {
                 rendered(m, "title", &meta.question.title)
             ));
         }
+        let answer_it = if status == "pending" {
+            r#" · <a href="/">answer it in the inbox</a>"#
+        } else {
+            ""
+        };
         out.push_str(&format!(
-            r#"<div class="markdown">{prompt}</div><p class="outcome {status}" data-testid="transcript-outcome">{}</p></div>"#,
+            r#"<div class="markdown">{prompt}</div><p class="outcome {status}" data-testid="transcript-outcome">{}{answer_it}</p></div>"#,
             escape(&text)
         ));
         if provenance.is_none() && (status == "answered" || status == "rejected") {
@@ -190,6 +206,8 @@ fn entries(messages: Vec<Message>, active: Option<&str>) -> Vec<Vec<Message>> {
 pub fn Transcript(
     messages: RwSignal<Vec<Message>>,
     active: Signal<Option<String>>,
+    /// Every active bundle of the session, as the server counts them.
+    waiting: Signal<Vec<String>>,
 ) -> impl IntoView {
     let me = use_context::<crate::Me>().map(|m| m.0);
     view! {
@@ -197,12 +215,21 @@ pub fn Transcript(
             {move || {
                 let active = active.get();
                 let me = me.and_then(|m| m.get());
+                let waiting = waiting.get();
                 entries(messages.get(), active.as_deref())
                     .into_iter()
                     .map(|group| {
                         if group[0].kind == MessageKind::ClarificationRequest.as_str() {
-                            let card = bundle_card(&group, me.as_deref());
-                            view! { <li class="message bundle" data-testid="transcript-bundle" inner_html=card></li> }
+                            let card = bundle_card(&group, me.as_deref(), &waiting);
+                            let pid = ClarificationMetadata::from_json(&group[0].metadata).pending_id;
+                            let asked = group[0].created_at.clone();
+                            let settled = !waiting.contains(&pid);
+                            view! {
+                                <li class="message bundle" data-testid="transcript-bundle">
+                                    <div inner_html=card></div>
+                                    {settled.then(|| view! { <crate::attempts::AttemptsLog pending_id=pid asked_at=asked /> })}
+                                </li>
+                            }
                                 .into_any()
                         } else {
                             let Some(m) = group.into_iter().next() else {

@@ -1,5 +1,5 @@
 //! Declining a whole bundle, R9's human skip, is never one click (issue
-//! 29): Skip opens this panel in the page, where a reason may be given and
+//! 29): "Decline…" opens this panel in the page, where a reason may be given and
 //! Decline sends it; "Keep answering" closes it and nothing is sent.
 
 use leptos::prelude::*;

@@ -2,6 +2,7 @@
 //! card at a time, keyboard-first, validated with `clarify-core` before
 //! anything is sent (W4/W4a), closed by the POST's own answer (W2/W3).
 
+mod actions;
 mod assign;
 mod card;
 mod decline;
@@ -22,7 +23,7 @@ use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
 use draft::AfterPick;
-pub use draft::Draft;
+pub use draft::{Draft, forget as forget_draft};
 pub use overtaken::{Overtaken, OvertakenCard, overtaken};
 
 use crate::api::{self, SubmitOutcome};
@@ -44,6 +45,14 @@ pub fn Overlay(
     alike: Vec<String>,
     drafts: Drafts,
     on_done: Callback<SubmitOutcome>,
+    /// Where an answer goes instead of being sent at once: the inbox holds
+    /// it for its Undo (issue 46 item 2).
+    #[prop(optional)]
+    hold: Option<Callback<Submission>>,
+    /// What Escape does instead of folding the overlay away: the inbox
+    /// closes the row (issue 46 item 5).
+    #[prop(optional)]
+    on_escape: Option<Callback<()>>,
 ) -> impl IntoView {
     let detached = bundle.agent_disconnected;
     let alike = StoredValue::new(alike);
@@ -87,7 +96,8 @@ pub fn Overlay(
     };
 
     let step = Memo::new(move |_| draft.with(|d| d.step.min(count.saturating_sub(1))));
-    let collapsed = Memo::new(move |_| draft.with(|d| d.collapsed));
+    // A row of the inbox is closed, never folded (issue 46 item 5).
+    let collapsed = Memo::new(move |_| on_escape.is_none() && draft.with(|d| d.collapsed));
     let answered = Memo::new(move |_| draft.with(Draft::answered));
     let over = Memo::new(move |_| draft.with(Draft::over_limit));
     let submitting = RwSignal::new(false);
@@ -137,6 +147,10 @@ pub fn Overlay(
     });
     // Escape leaves focus on the button that brings the overlay back.
     let collapse = move || {
+        if let Some(close) = on_escape {
+            close.run(());
+            return;
+        }
         edit(Box::new(|d| d.collapsed = true));
         set_timeout(
             move || {
@@ -164,9 +178,13 @@ pub fn Overlay(
         if submitting.get_untracked() {
             return;
         }
-        submitting.set(true);
         error.set(None);
         unreachable.set(false);
+        if let Some(hold) = hold {
+            hold.run(submission);
+            return;
+        }
+        submitting.set(true);
         let pid = key.get_value();
         edit(Box::new(|d| d.sending = true));
         let alike = alike.get_value();
@@ -209,7 +227,7 @@ pub fn Overlay(
             Err(e) => error.set(Some(format!("Cannot send yet: {e}."))),
         }
     };
-    // Skip opens the confirmation; only its Decline sends (issue 29).
+    // "Decline…" opens the confirmation; only its Decline sends (issue 29).
     let declining = RwSignal::new(false);
     let decline = Callback::new(move |reason: String| send(Submission::reject(&reason)));
     // A click or number key on an option of card `s`: recorded, then one
@@ -338,9 +356,15 @@ pub fn Overlay(
                 // One live region for progress and errors, present from the
                 // start so screen readers hear its changes.
                 <div aria-live="polite" class="status">
-                    <p data-testid="clarification-progress" class="progress">
-                        {move || format!("{} of {count} answered", answered.get())}
-                    </p>
+                    // "0 of 1 answered" says nothing of one question (issue 46).
+                    {(count > 1)
+                        .then(|| {
+                            view! {
+                                <p data-testid="clarification-progress" class="progress">
+                                    {move || format!("{} of {count} answered", answered.get())}
+                                </p>
+                            }
+                        })}
                 </div>
                 {card}
                 {move || {
@@ -355,40 +379,15 @@ pub fn Overlay(
                         })
                 }}
                 <Decline open=declining busy=submitting.into() decline=decline />
-                <div class="actions">
-                    <button
-                        type="button"
-                        class="secondary"
-                        data-testid="clarification-skip"
-                        disabled=move || submitting.get()
-                        aria-expanded=move || declining.get().to_string()
-                        on:click=move |_| declining.set(true)
-                    >
-                        "Skip"
-                    </button>
-                    <Show when=move || step.get() + 1 < count>
-                        <button
-                            type="button"
-                            class="secondary"
-                            data-testid="clarification-next"
-                            on:click=move |_| go(step.get_untracked() + 1, None)
-                        >
-                            "Next"
-                        </button>
-                    </Show>
-                    <button
-                        type="button"
-                        data-testid="clarification-submit"
-                        disabled=move || !can_submit()
-                        aria-busy=move || submitting.get().then_some("true")
-                        on:click=move |_| submit()
-                    >
-                        <Show when=move || submitting.get()>
-                            <span class="spinner" aria-hidden="true"></span>
-                        </Show>
-                        {move || if submitting.get() { "Sending…" } else { "Submit" }}
-                    </button>
-                </div>
+                <actions::Actions
+                    count=count
+                    step=step.into()
+                    submitting=submitting
+                    declining=declining
+                    can_submit=Signal::derive(can_submit)
+                    next=Callback::new(move |()| go(step.get_untracked() + 1, None))
+                    submit=Callback::new(move |()| submit())
+                />
                 {move || {
                     let (pending_id, assignee) = assign_to.get_value();
                     view! { <assign::Assign pending_id=pending_id assignee=assignee /> }

@@ -86,8 +86,15 @@ pub fn OvertakenCard(overtaken: Overtaken, dismiss: Callback<()>) -> impl IntoVi
         view.status,
         ViewStatus::Known(Status::Answered | Status::Rejected)
     );
-    let title = if answered {
+    // Defaults chosen at expiry are nobody's answer (issue 46 item 7).
+    let by_expiry = view
+        .answered_by
+        .as_ref()
+        .is_some_and(|by| by.channel == clarify_core::provenance::Channel::Expiry.as_str());
+    let title = if answered && !by_expiry {
         "Someone else answered first"
+    } else if by_expiry {
+        "Time ran out"
     } else {
         "This question closed"
     };

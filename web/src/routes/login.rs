@@ -45,7 +45,11 @@ pub fn LoginPage() -> impl IntoView {
                 <code>"clarify token create --user NAME"</code>
                 " prints one."
             </p>
-            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            {move || {
+                error
+                    .get()
+                    .map(|e| view! { <p class="error" role="alert" data-testid="login-error" inner_html=crate::html::with_code(&e)></p> })
+            }}
             <button type="submit" data-testid="login-submit" disabled=move || busy.get()>
                 "Log in"
             </button>

@@ -16,10 +16,16 @@ use crate::ws;
 
 /// The session's active bundle, as the server counts them (D4): the newest
 /// of its active bundles. The transcript is never read to guess it.
-async fn active_bundle(session_id: &str) -> Option<BundleView> {
-    let session = api::session(session_id).await.ok()?;
-    let newest = session.active_pending_ids.last()?;
-    api::bundle(newest).await.ok().filter(|b| b.active)
+async fn active_bundle(session_id: &str) -> (Option<BundleView>, Vec<String>) {
+    let Ok(session) = api::session(session_id).await else {
+        return (None, Vec::new());
+    };
+    let ids = session.active_pending_ids;
+    let Some(newest) = ids.last() else {
+        return (None, ids);
+    };
+    let view = api::bundle(newest).await.ok().filter(|b| b.active);
+    (view, ids)
 }
 
 /// One session.
@@ -31,6 +37,7 @@ pub fn SessionPage(session_id: String) -> impl IntoView {
     let notice = RwSignal::new(None::<(&'static str, String)>);
     let load_error = RwSignal::new(None::<String>);
     let settled = RwSignal::new(None::<Overtaken>);
+    let waiting_ids = RwSignal::new(Vec::<String>::new());
     let id = StoredValue::new(session_id);
 
     // Loads can overlap (socket events, a submit's outcome); only the newest
@@ -42,9 +49,9 @@ pub fn SessionPage(session_id: String) -> impl IntoView {
         generation.set_value(mine);
         spawn_local(async move {
             let result = api::messages(&sid).await;
-            let active = match &result {
+            let (active, ids) = match &result {
                 Ok(_) => active_bundle(&sid).await,
-                Err(_) => None,
+                Err(_) => (None, Vec::new()),
             };
             if generation.get_value() != mine {
                 return;
@@ -52,6 +59,7 @@ pub fn SessionPage(session_id: String) -> impl IntoView {
             match result {
                 Ok(list) => {
                     load_error.set(None);
+                    waiting_ids.set(ids);
                     messages.set(list);
                     // Re-mounting the overlay would steal focus; only a
                     // different bundle (or a change in it) replaces it.
@@ -152,6 +160,7 @@ pub fn SessionPage(session_id: String) -> impl IntoView {
         }}
         <Transcript
             messages=messages
+            waiting=waiting_ids.into()
             active=Signal::derive(move || bundle.with(|b| b.as_ref().map(|b| b.bundle.pending_id.clone())))
         />
         {move || {
@@ -188,8 +197,18 @@ pub fn TaskPage(task_id: String) -> impl IntoView {
     let title = RwSignal::new(String::new());
     let chosen = RwSignal::new(None::<Result<Option<String>, String>>);
     spawn_local(async move {
-        if let Ok(task) = api::task(&task_id).await {
-            title.set(task.task.title);
+        match api::task(&task_id).await {
+            Ok(task) => title.set(task.task.title),
+            // Unknown, or in a workspace this person cannot see: one page
+            // says so (issue 46 item 10), not a failure to list sessions.
+            Err(api::ApiError::NotFound) => {
+                title.set("No such task".to_owned());
+                chosen.set(Some(Err(
+                    "It may never have existed, or it is in a workspace you cannot see.".to_owned(),
+                )));
+                return;
+            }
+            Err(_) => {}
         }
         let picked = pick_session(&task_id).await.map_err(|e| match e {
             api::ApiError::NotFound => "This task's sessions cannot be listed.".to_owned(),
@@ -198,9 +217,9 @@ pub fn TaskPage(task_id: String) -> impl IntoView {
         chosen.set(Some(picked));
     });
     view! {
-        <h2>{move || title.get()}</h2>
+        <h2 class="page-title" data-testid="task-title">{move || title.get()}</h2>
         {move || match chosen.get() {
-            None => view! { <p>"Loading…"</p> }.into_any(),
+            None => view! { <p class="hint" aria-busy="true">"Loading…"</p> }.into_any(),
             Some(Ok(Some(sid))) => view! { <SessionPage session_id=sid /> }.into_any(),
             Some(Ok(None)) => view! { <p>"No session yet."</p> }.into_any(),
             Some(Err(e)) => view! { <p class="error" role="alert">{e}</p> }.into_any(),

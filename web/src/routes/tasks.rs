@@ -40,6 +40,8 @@ pub fn TaskList() -> impl IntoView {
     let error = RwSignal::new(None::<String>);
     let workspace = RwSignal::new(String::new());
     let only_waiting = RwSignal::new(false);
+    // "No tasks yet" only once the list has answered (issue 46 item 10).
+    let ready = RwSignal::new(false);
     let generation = StoredValue::new(0u64);
     let load = move || {
         let filter = format!(
@@ -58,6 +60,7 @@ pub fn TaskList() -> impl IntoView {
             }
             match loaded {
                 Ok((list, more_follow)) => {
+                    ready.set(true);
                     tasks.set(list);
                     more.set(more_follow);
                     error.set(None);
@@ -115,7 +118,7 @@ pub fn TaskList() -> impl IntoView {
                 </div>
             </div>
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
-            <Show when=move || tasks.with(Vec::is_empty)>
+            <Show when=move || ready.get() && tasks.with(Vec::is_empty)>
                 <p>"No tasks yet."</p>
             </Show>
             <ul class="tasks">{move || tasks.get().into_iter().map(task_row).collect_view()}</ul>

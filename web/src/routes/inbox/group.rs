@@ -30,17 +30,46 @@ pub(super) fn group(
     rows
 }
 
+/// Rows gathered under their task, tasks in the order their oldest row
+/// comes (issue 46 item 8: one task no longer appears four times).
+pub(super) fn by_task(
+    rows: Vec<(PendingBundle, Vec<String>)>,
+) -> Vec<(String, Vec<(PendingBundle, Vec<String>)>)> {
+    let mut tasks: Vec<(String, Vec<(PendingBundle, Vec<String>)>)> = Vec::new();
+    for row in rows {
+        match tasks.iter_mut().find(|(task, _)| *task == row.0.task_id) {
+            Some((_, rows)) => rows.push(row),
+            None => tasks.push((row.0.task_id.clone(), vec![row])),
+        }
+    }
+    tasks
+}
+
+/// Whether `bundle` (of the task titled `task`) is kept by the filter
+/// `words` (lower case): each word is in the task's title or a question.
+pub(super) fn matches(bundle: &PendingBundle, task: &str, words: &str) -> bool {
+    let mut text = task.to_lowercase();
+    for q in &bundle.questions {
+        text.push(' ');
+        text.push_str(&q.title.to_lowercase());
+        text.push(' ');
+        text.push_str(&q.prompt.to_lowercase());
+    }
+    words.split_whitespace().all(|w| text.contains(w))
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::HashSet;
 
     use clarify_core::{ListedQuestion, PendingBundle};
 
-    use super::group;
+    use super::{by_task, group, matches};
 
     fn bundle(id: &str, key: &str, prompt: &str) -> PendingBundle {
         PendingBundle {
             pending_id: id.into(),
+            task_id: format!("task-{key}"),
             similar_key: key.into(),
             questions: vec![ListedQuestion {
                 question_id: "q1".into(),
@@ -79,5 +108,23 @@ mod tests {
         );
         let apart = HashSet::from(["k".to_owned()]);
         assert_eq!(rows(&list, &apart).len(), 5);
+    }
+
+    #[test]
+    fn rows_gather_under_their_task_and_the_filter_keeps_every_word() {
+        let list = [
+            bundle("a", "k", "Postgres or SQLite?"),
+            bundle("b", "x", "Something else?"),
+            bundle("c", "k", "Retry policy?"),
+        ];
+        let rows = group(&list, &HashSet::from(["k".to_owned()]));
+        let tasks: Vec<(String, usize)> = by_task(rows)
+            .into_iter()
+            .map(|(t, rows)| (t, rows.len()))
+            .collect();
+        assert_eq!(tasks, [("task-k".to_owned(), 2), ("task-x".to_owned(), 1)]);
+        assert!(matches(&list[0], "Billing", "billing postgres"));
+        assert!(!matches(&list[0], "Billing", "billing retry"));
+        assert!(matches(&list[0], "", ""));
     }
 }

@@ -31,3 +31,14 @@ pub(super) fn focus_row(at: usize) {
         let _ = button.focus();
     }
 }
+
+/// Focuses the row of `pending_id`, if it is shown.
+pub(super) fn focus_pending(pending_id: &str) {
+    if let Some(at) = row_buttons().iter().position(|b| {
+        b.parent_element()
+            .and_then(|row| row.get_attribute("data-pending-id"))
+            .is_some_and(|id| id == pending_id)
+    }) {
+        focus_row(at);
+    }
+}

@@ -1,24 +1,35 @@
-//! `/`: "Waiting for you", every bundle the person may answer, oldest
-//! first across tasks, each opening its overlay in place; the tasks below.
+//! `/`: "Waiting for you", every bundle the person may answer, grouped by
+//! task (issue 46 item 8), each opening its overlay in place; the tasks
+//! below. Messages come in a toast where the person looks (item 3).
 
 mod group;
+mod held;
 mod keys;
 mod row;
+mod toast;
 
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
+use clarify_core::{PendingBundle, Submission};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::tasks::TaskList;
 use crate::api::{self, SubmitOutcome};
 use crate::notify::NotifyButton;
-use crate::overlay::{Drafts, Overtaken, OvertakenCard, overtaken};
+use crate::overlay::{Drafts, Overtaken, forget_draft, overtaken};
 use crate::waiting::Waiting;
-use group::group;
+use group::{by_task, group, matches};
+use held::{Held, Outbox};
 use keys::{focus_row, row_buttons, typing};
 use row::Row;
+
+/// From this many waiting, a filter is offered (issue 46 item 8).
+const FILTER_FROM: usize = 10;
+
+/// Rows of one task: its id and its rows (a bundle and its alike ones).
+type TaskRows = (String, Vec<(PendingBundle, Vec<String>)>);
 
 /// The inbox, then the task list.
 #[component]
@@ -30,18 +41,28 @@ pub fn InboxPage() -> impl IntoView {
     let titles = RwSignal::new(HashMap::<String, String>::new());
     // Groups of alike bundles the person chose to answer one by one.
     let split = RwSignal::new(HashSet::<String>::new());
+    let filter = RwSignal::new(String::new());
+    let outbox = Outbox::new();
     let me = use_context::<crate::Me>().map(|m| m.0);
-    // The rows assigned to this person (`mine`), or the others.
-    let rows = move |mine: bool| {
+    // The rows assigned to this person (`mine`), or the others, by task;
+    // a held answer's row is out of sight until it is undone.
+    let tasks = move |mine: bool| -> Vec<TaskRows> {
         let me = me.and_then(|m| m.get()).unwrap_or_default();
-        waiting.bundles.with(|list| {
+        let held = outbox.holds();
+        let filter = filter.get().to_lowercase();
+        let rows = waiting.bundles.with(|list| {
             split.with(|apart| {
                 group(list, apart)
                     .into_iter()
                     .filter(|(b, _)| (!me.is_empty() && b.assignee == me) == mine)
+                    .filter(|(b, _)| held.as_ref() != Some(&b.pending_id))
+                    .filter(|(b, _)| {
+                        titles.with(|t| matches(b, t.get(&b.task_id).map_or("", String::as_str), &filter))
+                    })
                     .collect::<Vec<_>>()
             })
-        })
+        });
+        by_task(rows)
     };
     // Task titles, fetched once per task as rows appear.
     Effect::new(move || {
@@ -67,7 +88,8 @@ pub fn InboxPage() -> impl IntoView {
         }
     });
     // A bundle with a draft that left the list was settled elsewhere (or
-    // closed): the draft stays readable, and who answered is said.
+    // closed): the draft stays readable, and who answered is said; an
+    // answer held for it is not sent.
     let settled = RwSignal::new(None::<Overtaken>);
     Effect::new(move || {
         let gone: Vec<String> = waiting.bundles.with(|list| {
@@ -84,48 +106,13 @@ pub fn InboxPage() -> impl IntoView {
                     if open.get_untracked().as_ref() == Some(&id) {
                         open.set(None);
                     }
+                    if outbox.holds().as_ref() == Some(&id) {
+                        outbox.take();
+                    }
                     settled.set(Some(o));
                 }
             });
         }
-    });
-    // After an answer, focus goes to the row that took its place (issue 29
-    // item 4): told by the answered bundle and where it stood.
-    // Its place is taken when it opens: by the time the answer's own
-    // reply comes, the socket may already have taken its row away.
-    let opened_at = StoredValue::new(None::<(String, usize)>);
-    Effect::new(move || {
-        if let Some(pid) = open.get() {
-            let at = row_buttons().iter().position(|b| {
-                b.parent_element()
-                    .and_then(|row| row.get_attribute("data-pending-id"))
-                    .is_some_and(|id| id == pid)
-            });
-            opened_at.set_value(at.map(|at| (pid, at)));
-        }
-    });
-    let refocus = StoredValue::new(None::<(String, usize)>);
-    let refocus_if_gone = move || {
-        let Some((answered, at)) = refocus.get_value() else {
-            return;
-        };
-        let rows = waiting.bundles.with_untracked(|list| {
-            (!list.iter().any(|b| b.pending_id == answered)).then_some(list.len())
-        });
-        if let Some(rows) = rows {
-            refocus.set_value(None);
-            if rows > 0 {
-                // After the rows re-render; the last row when it was last.
-                set_timeout(
-                    move || focus_row(at.min(row_buttons().len().saturating_sub(1))),
-                    Duration::ZERO,
-                );
-            }
-        }
-    };
-    Effect::new(move || {
-        waiting.bundles.track();
-        refocus_if_gone();
     });
     let keys = window_event_listener(leptos::ev::keydown, move |ev| {
         if ev.default_prevented() || ev.ctrl_key() || ev.meta_key() || ev.alt_key() || typing(&ev) {
@@ -151,27 +138,114 @@ pub fn InboxPage() -> impl IntoView {
     });
     on_cleanup(move || keys.remove());
     let on_done = Callback::new(move |outcome: SubmitOutcome| {
-        refocus.set_value(opened_at.get_value());
         open.set(None);
-        refocus_if_gone();
         notice.set(Some(outcome.sentence()));
         waiting.load();
     });
+    // The held answer goes: the draft is marked as being sent, so the row
+    // leaving the list is not taken for someone else's answer.
+    let send = Callback::new(move |h: Held| {
+        drafts.update(|m| {
+            if let Some(d) = m.get_mut(&h.pending_id) {
+                d.sending = true;
+            }
+        });
+        spawn_local(async move {
+            match api::respond_all(&h.pending_id, &h.alike, &h.submission).await {
+                Ok(outcome) => {
+                    forget_draft(&h.pending_id);
+                    drafts.update(|m| {
+                        m.remove(&h.pending_id);
+                    });
+                    notice.set(Some(format!("{} {}", outcome.sentence(), h.what)));
+                    waiting.load();
+                }
+                Err(e) => {
+                    drafts.update(|m| {
+                        if let Some(d) = m.get_mut(&h.pending_id) {
+                            d.sending = false;
+                        }
+                    });
+                    waiting.error.set(Some(format!("Your answer was not sent. {}", e.message())));
+                    open.set(Some(h.pending_id));
+                }
+            }
+        });
+    });
+    let hold = Callback::new(move |(pending_id, alike, submission): (String, Vec<String>, Submission)| {
+        let what = waiting.bundles.with_untracked(|list| {
+            list.iter()
+                .find(|b| b.pending_id == pending_id)
+                .map(|b| held::describe(b, &submission))
+                .unwrap_or_default()
+        });
+        // Focus stays where the row was: on the row that takes its place.
+        let at = row_buttons().iter().position(|b| {
+            b.parent_element()
+                .and_then(|row| row.get_attribute("data-pending-id"))
+                .is_some_and(|id| id == pending_id)
+        });
+        open.set(None);
+        notice.set(None);
+        outbox.hold(Held { pending_id, alike, submission, what }, send);
+        if let Some(at) = at {
+            set_timeout(
+                move || focus_row(at.min(row_buttons().len().saturating_sub(1))),
+                Duration::ZERO,
+            );
+        }
+    });
+    let undo = Callback::new(move |()| {
+        if let Some(h) = outbox.take() {
+            open.set(Some(h.pending_id.clone()));
+            set_timeout(move || keys::focus_pending(&h.pending_id), Duration::ZERO);
+        }
+    });
+    // A page that goes away sends what it holds, at once.
+    let away = window_event_listener(leptos::ev::pagehide, move |_| {
+        if let Some(h) = outbox.take() {
+            api::respond_on_leaving(&h.pending_id, &h.alike, &h.submission);
+        }
+    });
+    on_cleanup(move || away.remove());
 
-    // The rows assigned to this person, or the others, as a list.
+    // The rows of one task under its title and count.
+    let task_group = move |(task_id, rows): TaskRows| {
+        let n = rows.len();
+        let task_id = StoredValue::new(task_id);
+        let title = move || titles.with(|t| task_id.with_value(|id| t.get(id).cloned()).unwrap_or_default());
+        view! {
+            <li class="task-group" data-testid="inbox-task">
+                <h3 class="task-title" class:loading=move || title().is_empty()>
+                    {title}
+                    " "
+                    <span class="count" data-testid="inbox-task-count">{format!("({n})")}</span>
+                </h3>
+                <ul class="inbox-list">
+                    {rows
+                        .into_iter()
+                        .map(|(bundle, alike)| {
+                            view! { <Row bundle=bundle alike=alike split=split open=open titles=titles drafts=drafts on_done=on_done hold=hold /> }
+                        })
+                        .collect_view()}
+                </ul>
+            </li>
+        }
+    };
     let list = move |mine: bool| {
         view! {
-            <ul class="inbox-list" data-testid=mine.then_some("inbox-mine")>
+            <ul class="inbox-tasks" data-testid=mine.then_some("inbox-mine")>
                 <For
-                    each=move || rows(mine)
-                    key=|(b, alike)| (b.pending_id.clone(), alike.len(), b.assignee.clone())
-                    children=move |(bundle, alike)| {
-                        view! { <Row bundle=bundle alike=alike split=split open=open titles=titles drafts=drafts on_done=on_done /> }
+                    each=move || tasks(mine)
+                    key=|(task, rows)| {
+                        (task.clone(), rows.iter().map(|(b, a)| (b.pending_id.clone(), a.len(), b.assignee.clone())).collect::<Vec<_>>())
                     }
+                    children=task_group
                 />
             </ul>
         }
     };
+    let count = move || waiting.bundles.with(Vec::len);
     view! {
         <section class="inbox" data-testid="inbox" aria-labelledby="inbox-heading">
             <div class="section-head">
@@ -179,42 +253,49 @@ pub fn InboxPage() -> impl IntoView {
                 <NotifyButton />
             </div>
             {move || waiting.error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
-            <div role="status">
-                {move || notice.get().map(|text| view! { <p class="notice" data-testid="inbox-notice">{text}</p> })}
-            </div>
-            // The latest one: a person reads one at a time.
-            {move || {
-                settled
-                    .get()
-                    .map(|o| {
-                        view! { <OvertakenCard overtaken=o dismiss=Callback::new(move |()| settled.set(None)) /> }
-                    })
-            }}
-            <Show when=move || waiting.loaded.get() && waiting.bundles.with(Vec::is_empty)>
+            <Show when=move || !waiting.loaded.get()>
+                <p class="hint loading-rows" data-testid="inbox-loading" aria-busy="true">"Loading what waits for you…"</p>
+            </Show>
+            <Show when=move || waiting.loaded.get() && count() == 0 && outbox.holds().is_none()>
                 <div data-testid="inbox-empty">
                     <p>"Nothing is waiting for you."</p>
-                    // A first visit has no agent yet: say how one asks (issue 29).
+                    // A first visit has no agent yet: say how one asks (issue 29),
+                    // and how to try it without one (issue 46 item 11).
                     <p class="hint" data-testid="inbox-connect">
                         "An agent asks you through " <code>"clarify mcp"</code>
                         ", which its MCP client starts: for Claude Code, "
                         <code>"claude mcp add clarify -- clarify mcp"</code>
-                        ". Other clients: the README's \"Connect your agent\"."
+                        ". Other clients: the README's \"Connect your agent\". To try it with sample questions, run "
+                        <code>"clarify serve --demo"</code> "."
                     </p>
                 </div>
             </Show>
+            <Show when=move || { count() >= FILTER_FROM }>
+                <label class="filter">
+                    <span>"Filter"</span>
+                    <input
+                        type="search"
+                        data-testid="inbox-filter"
+                        placeholder="Task or question"
+                        prop:value=filter
+                        on:input=move |ev| filter.set(event_target_value(&ev))
+                    />
+                </label>
+            </Show>
             // What is assigned to this person comes first (issue 29 item 6).
-            <Show when=move || !rows(true).is_empty()>
+            <Show when=move || !tasks(true).is_empty()>
                 <h3 class="for-you" data-testid="inbox-for-you">"For you"</h3>
             </Show>
             {list(true)}
             {list(false)}
-            <Show when=move || waiting.bundles.with(|b| !b.is_empty())>
-                <p class="hint keys">"j/k move · Enter opens · 1–9 answer a one-question row"</p>
+            <Show when=move || { count() > 0 }>
+                <p class="hint keys">"j/k move · Enter or 1–9 open · Esc close"</p>
             </Show>
             <Show when=move || waiting.more.get()>
                 <p class="hint">"More are waiting than shown: answer these first."</p>
             </Show>
         </section>
+        <toast::Toasts held=outbox.held undo=undo notice=notice settled=settled />
         <TaskList />
     }
 }

@@ -1,10 +1,11 @@
-//! One inbox row: what a waiting bundle (or a group of alike ones) is
-//! about, its overlay when opened, a number key to answer it in place.
+//! One inbox row: one line saying what a waiting bundle (or a group of
+//! alike ones) asks, its overlay when opened. A number key on a closed row
+//! opens it; nothing is answered unseen (issue 46 item 2).
 
 use std::collections::{HashMap, HashSet};
 
 use clarify_core::api::BundleView;
-use clarify_core::{AnswerInput, PendingBundle, Submission};
+use clarify_core::{PendingBundle, Submission};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -12,6 +13,28 @@ use crate::api::{self, SubmitOutcome};
 use crate::expiry::Countdown;
 use crate::overlay::{Drafts, Overlay};
 use crate::waiting::{Waiting, age_text};
+
+/// What the row says: the first question's title, else the first line of
+/// its prompt (issue 46 item 1); the whole prompt is in the opened row.
+fn line(bundle: &PendingBundle) -> String {
+    bundle
+        .questions
+        .first()
+        .map(|q| {
+            let key = if q.title.is_empty() {
+                format!("{}.prompt.line", q.question_id)
+            } else {
+                format!("{}.title", q.question_id)
+            };
+            let text = if q.title.is_empty() {
+                crate::html::first_line(&q.prompt)
+            } else {
+                q.title.clone()
+            };
+            crate::html::of(&bundle.html, &key, &text)
+        })
+        .unwrap_or_default()
+}
 
 /// One waiting bundle: what it is about, and its overlay when opened.
 #[component]
@@ -24,6 +47,8 @@ pub(super) fn Row(
     titles: RwSignal<HashMap<String, String>>,
     drafts: Drafts,
     on_done: Callback<SubmitOutcome>,
+    /// Holds an answer for Undo: the bundle, its alike ones, the answer.
+    hold: Callback<(String, Vec<String>, Submission)>,
 ) -> impl IntoView {
     let waiting = Waiting::get();
     let id = StoredValue::new(bundle.pending_id.clone());
@@ -31,7 +56,6 @@ pub(super) fn Row(
     let assignee = bundle.assignee.clone();
     let key = bundle.similar_key.clone();
     let others = StoredValue::new(alike);
-    let task_id = bundle.task_id.clone();
     let is_open = move || open.with(|o| id.with_value(|id| o.as_ref() == Some(id)));
     let age = move || {
         waiting.bundles.with(|list| {
@@ -40,34 +64,27 @@ pub(super) fn Row(
                 .unwrap_or_default()
         })
     };
-    let title = move || {
-        titles.with(|t| {
-            t.get(&task_id)
-                .filter(|t| !t.is_empty())
-                .cloned()
-                .unwrap_or_else(|| "A task".to_owned())
-        })
+    // Before the answer, which agents one answer reaches (issue 46 item 7).
+    let agents = move || {
+        let ids: Vec<String> = std::iter::once(id.get_value())
+            .chain(others.get_value())
+            .collect();
+        let names: Vec<String> = waiting.bundles.with(|list| {
+            titles.with(|t| {
+                ids.iter()
+                    .filter_map(|pid| list.iter().find(|b| &b.pending_id == pid))
+                    .map(|b| t.get(&b.task_id).cloned().unwrap_or_default())
+                    .collect()
+            })
+        });
+        format!("Answers {many} agents: {}", names.join(", "))
     };
-    let first = bundle
-        .questions
-        .first()
-        .map(|q| {
-            crate::html::of(
-                &bundle.html,
-                &format!("{}.prompt.line", q.question_id),
-                &q.prompt,
-            )
-        })
-        .unwrap_or_default();
+    let first = line(&bundle);
     let count = match bundle.questions.len() {
         1 => "1 question".to_owned(),
         n => format!("{n} questions"),
     };
     let expires_at = bundle.expires_at.clone();
-    // A one-question row answers in place by number key (issue 29 item 4):
-    // key n picks its n-th option, as the overlay's number keys do.
-    let single = (bundle.questions.len() == 1).then(|| bundle.questions[0].clone());
-    let single = StoredValue::new(single);
     let view_of = RwSignal::new(None::<BundleView>);
     let show = move || {
         spawn_local(async move {
@@ -82,51 +99,14 @@ pub(super) fn Row(
             }
         });
     };
-    let answering = RwSignal::new(false);
     let on_key = move |ev: web_sys::KeyboardEvent| {
-        let Some(n) = ev.key().parse::<usize>().ok().filter(|n| *n >= 1) else {
-            return;
-        };
-        if is_open() || answering.get_untracked() || ev.ctrl_key() || ev.meta_key() || ev.alt_key()
-        {
+        let digit = ev.key().parse::<usize>().is_ok_and(|n| n >= 1);
+        if !digit || is_open() || ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
             return;
         }
-        let Some(submission) = single.with_value(|q| {
-            let q = q.as_ref()?;
-            let option = q.options.get(n - 1)?;
-            Some(Submission::answers(vec![AnswerInput {
-                question_id: q.question_id.clone(),
-                selected_options: vec![option.option_id.clone()],
-                custom_text: String::new(),
-            }]))
-        }) else {
-            return;
-        };
         ev.prevent_default();
         open.set(Some(id.get_value()));
-        // Something already chosen or typed for it stays the person's to
-        // finish (issue 29: nothing typed is lost): the overlay opens with
-        // it, where an answer in place would send the option alone.
-        if drafts
-            .with_untracked(|m| id.with_value(|id| m.get(id).is_some_and(|d| d.answered() > 0)))
-        {
-            show();
-            return;
-        }
-        answering.set(true);
-        spawn_local(async move {
-            let others = others.get_value();
-            match api::respond_all(&id.get_value(), &others, &submission).await {
-                Ok(outcome) => on_done.run(outcome),
-                Err(e) => {
-                    open.set(None);
-                    answering.set(false);
-                    waiting
-                        .error
-                        .set(Some(format!("Your answer was not sent. {}", e.message())));
-                }
-            }
-        });
+        show();
     };
     // A row re-made while open (reassigned into "For you", or its group
     // changed) opens again where it now is.
@@ -141,35 +121,37 @@ pub(super) fn Row(
         open.set(Some(id.get_value()));
         show();
     };
+    let hold = Callback::new(move |s: Submission| hold.run((id.get_value(), others.get_value(), s)));
+    let close = Callback::new(move |()| {
+        open.set(None);
+        super::keys::focus_pending(&id.get_value());
+    });
     view! {
         <li class="inbox-row" data-testid="inbox-row" data-pending-id=bundle.pending_id>
             <button
                 type="button"
                 class="row"
                 aria-expanded=move || if is_open() { "true" } else { "false" }
-                aria-busy=move || answering.get().then_some("true")
                 on:click=toggle
                 on:keydown=on_key
             >
-                <span class="row-task">
-                    {title}
+                <span class="row-question" data-testid="inbox-row-line" inner_html=first></span>
+                <span class="row-age">{age}</span>
+                <span class="row-count">
                     {(!assignee.is_empty())
                         .then(|| {
                             view! {
                                 <span class="pending assignee" data-testid="inbox-assignee">
                                     {format!("for {assignee}")}
                                 </span>
+                                " "
                             }
                         })}
-                </span>
-                <span class="row-age">{age}</span>
-                <span class="row-question" inner_html=first></span>
-                <span class="row-count">
                     {(many > 1)
                         .then(|| {
                             view! {
                                 <span class="pending" data-testid="inbox-alike">
-                                    {format!("{many} agents ask this")}
+                                    {agents}
                                 </span>
                                 " · "
                             }
@@ -200,7 +182,18 @@ pub(super) fn Row(
                 is_open()
                     .then(|| view_of.get())
                     .flatten()
-                    .map(|b| view! { <Overlay bundle=b alike=others.get_value() drafts=drafts on_done=on_done /> })
+                    .map(|b| {
+                        view! {
+                            <Overlay
+                                bundle=b
+                                alike=others.get_value()
+                                drafts=drafts
+                                on_done=on_done
+                                hold=hold
+                                on_escape=close
+                            />
+                        }
+                    })
             }}
         </li>
     }

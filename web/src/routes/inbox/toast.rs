@@ -1,0 +1,72 @@
+//! The inbox's messages, where a person looks (issue 46 item 3): fixed at
+//! the bottom of the window, never above it. A held answer with its Undo,
+//! what became of a sent one, and a question settled elsewhere.
+
+use leptos::prelude::*;
+
+use super::held::{HOLD, Held};
+use crate::overlay::{Overtaken, OvertakenCard};
+
+/// The toasts.
+#[component]
+pub(super) fn Toasts(
+    held: RwSignal<Option<Held>>,
+    undo: Callback<()>,
+    notice: RwSignal<Option<String>>,
+    settled: RwSignal<Option<Overtaken>>,
+) -> impl IntoView {
+    view! {
+        <div class="toasts">
+            <div role="status" aria-live="polite">
+                {move || {
+                    held.with(|h| h.as_ref().map(|h| h.what.clone()))
+                        .map(|what| {
+                            view! {
+                                <div class="toast" data-testid="inbox-held">
+                                    <p>
+                                        <strong>"Answered "</strong>
+                                        {what}
+                                        <span class="hint">{format!(" Sending in {} s.", HOLD.as_secs())}</span>
+                                    </p>
+                                    <button type="button" class="secondary" data-testid="inbox-undo" on:click=move |_| undo.run(())>
+                                        "Undo"
+                                    </button>
+                                </div>
+                            }
+                        })
+                }}
+                {move || {
+                    notice
+                        .get()
+                        .map(|text| {
+                            view! {
+                                <div class="toast" data-testid="inbox-toast">
+                                    <p data-testid="inbox-notice">{text}</p>
+                                    <button
+                                        type="button"
+                                        class="secondary"
+                                        aria-label="Dismiss"
+                                        on:click=move |_| notice.set(None)
+                                    >
+                                        "×"
+                                    </button>
+                                </div>
+                            }
+                        })
+                }}
+            </div>
+            // The latest one: a person reads one at a time.
+            {move || {
+                settled
+                    .get()
+                    .map(|o| {
+                        view! {
+                            <div class="toast wide">
+                                <OvertakenCard overtaken=o dismiss=Callback::new(move |()| settled.set(None)) />
+                            </div>
+                        }
+                    })
+            }}
+        </div>
+    }
+}
