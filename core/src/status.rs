@@ -65,6 +65,10 @@ impl Status {
 /// nobody can answer them any more.
 pub const SUPERSEDED: &str = "superseded";
 
+/// A task's last outcome when its newest question took its defaults at
+/// expiry: answered in the rows, by nobody (issue 46 item 7).
+pub const DEFAULTED: &str = "defaulted";
+
 /// `metadata.status` as stored (D3): absent, a status this version knows,
 /// or one it does not — kept as read so a rewrite preserves it, and never
 /// counted as pending.

@@ -58,7 +58,7 @@ test('"For you" first, another person\'s named, and reassigned from the overlay'
     const moved = mine.locator(`[data-pending-id="${forBob}"]`);
     await expect(moved.getByTestId('clarification-overlay')).toBeVisible();
     await moved.getByTestId('clarification-option').first().click();
-    await expect(page.getByTestId('inbox-notice')).toHaveText('Answer sent.');
+    await expect(page.getByTestId('inbox-notice')).toContainText('Answer sent.', { timeout: 15_000 });
     await page.goto(`${server.url}/t/${view.task_id}`);
     await expect(page.getByTestId('transcript-provenance')).toContainText('Answered by you in the browser');
     await api.dispose();

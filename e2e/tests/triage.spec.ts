@@ -81,6 +81,7 @@ test('a number on a row whose answer was begun opens it with the draft, sending 
   await page.keyboard.press('1');
   // The option alone would have lost the words: the overlay opens instead.
   await expect(row.getByTestId('clarification-input')).toHaveValue('only if it is cheap');
-  await expect(page.getByTestId('inbox-notice')).toHaveCount(0);
+  await expect(page.getByTestId('inbox-notice')).toBeHidden();
+  await expect(page.getByTestId('inbox-held')).toBeHidden();
   expect((await (await request.get(`/api/v1/clarification/${id}`)).json()).status).toBe('pending');
 });

@@ -285,6 +285,16 @@ async fn with_a_default_for_every_question_the_defaults_answer_as_the_expiry_cha
         json!({"user": "", "channel": "expiry", "client": ""}),
         "a default is told apart from a person's choice: {view}"
     );
+    // The task list says so too (issue 46 item 7: it said "answered").
+    let task = view["task_id"].as_str().unwrap().to_owned();
+    let (_, tasks) = server.get("/tasks").await;
+    let listed = tasks["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == task.as_str())
+        .unwrap();
+    assert_eq!(listed["last_outcome"], "defaulted", "{listed}");
     server.stop().await;
 }
 

@@ -74,6 +74,12 @@ fn reached(response: gloo_net::http::Response) -> gloo_net::http::Response {
 }
 
 async fn get<T: DeserializeOwned>(path: &str) -> Result<T, ApiError> {
+    let text = get_text(path).await?;
+    crate::json::parse(&text).map_err(unexpected)
+}
+
+/// A GET's successful body, as text.
+async fn get_text(path: &str) -> Result<String, ApiError> {
     let response = with_credentials(Request::get(&format!("{BASE}{path}")))
         .send()
         .await
@@ -90,13 +96,15 @@ async fn get<T: DeserializeOwned>(path: &str) -> Result<T, ApiError> {
         }
         return Err(error);
     }
-    read(response).await
+    response.text().await.map_err(|e| unexpected(e.to_string()))
+}
+
+fn unexpected(e: impl std::fmt::Display) -> ApiError {
+    ApiError::Other(format!("Unexpected answer from the server ({e})."))
 }
 
 /// A successful answer's body.
 async fn read<T: DeserializeOwned>(response: gloo_net::http::Response) -> Result<T, ApiError> {
-    let unexpected =
-        |e: String| ApiError::Other(format!("Unexpected answer from the server ({e})."));
     let text = response
         .text()
         .await
@@ -121,7 +129,11 @@ async fn post(
 
 /// One page of the tasks the caller can see; `filter` is more of the
 /// query (`&order=newest&waiting=true`).
-pub async fn tasks_page(limit: usize, cursor: &str, filter: &str) -> Result<api::Tasks, ApiError> {
+pub async fn tasks_page(
+    limit: usize,
+    cursor: &str,
+    filter: &str,
+) -> Result<crate::wire::TaskPage, ApiError> {
     get(&format!("/tasks?limit={limit}&cursor={cursor}{filter}")).await
 }
 
@@ -137,19 +149,21 @@ pub async fn workspaces() -> Result<Vec<api::Workspace>, ApiError> {
 }
 
 /// One task.
-pub async fn task(id: &str) -> Result<api::TaskView, ApiError> {
+pub async fn task(id: &str) -> Result<crate::wire::TaskRow, ApiError> {
     get(&format!("/tasks/{id}")).await
 }
 
 /// The task's sessions, primary first.
-pub async fn sessions(task_id: &str) -> Result<Vec<api::SessionView>, ApiError> {
-    Ok(get::<api::Sessions>(&format!("/tasks/{task_id}/sessions"))
-        .await?
-        .sessions)
+pub async fn sessions(task_id: &str) -> Result<Vec<crate::wire::SessionRow>, ApiError> {
+    Ok(
+        get::<crate::wire::SessionPage>(&format!("/tasks/{task_id}/sessions"))
+            .await?
+            .sessions,
+    )
 }
 
 /// One session, with its active bundles as the server counts them.
-pub async fn session(session_id: &str) -> Result<api::SessionView, ApiError> {
+pub async fn session(session_id: &str) -> Result<crate::wire::SessionRow, ApiError> {
     get(&format!("/sessions/{session_id}")).await
 }
 
@@ -172,11 +186,14 @@ pub async fn messages(session_id: &str) -> Result<Vec<api::Message>, ApiError> {
 
 /// One bundle, with the server's verdict on whether it is active.
 pub async fn bundle(pending_id: &str) -> Result<api::BundleView, ApiError> {
-    get(&format!("/clarification/{pending_id}")).await
+    let text = get_text(&format!("/clarification/{pending_id}")).await?;
+    crate::wire::bundle_view(&text).map_err(unexpected)
 }
 
 /// Who tried to answer `pending_id`, and when (the attempts log).
-pub async fn attempts(pending_id: &str) -> Result<clarify_core::Attempts, ApiError> {
+/// Read as plain JSON: the typed log's flattened fields would cost the wasm
+/// a deserializer of their own, for a list only shown.
+pub async fn attempts(pending_id: &str) -> Result<Value, ApiError> {
     get(&format!("/clarification/{pending_id}/attempts")).await
 }
 
@@ -250,7 +267,11 @@ pub async fn assign(pending_id: &str, assignee: &str) -> Result<api::BundleView,
     if !response.ok() {
         return Err(error_of(response).await);
     }
-    read(response).await
+    let text = response
+        .text()
+        .await
+        .map_err(|e| unexpected(e.to_string()))?;
+    crate::wire::bundle_view(&text).map_err(unexpected)
 }
 
 /// Sends an answer as the page goes away (issue 46 item 2: a held answer

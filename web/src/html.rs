@@ -14,21 +14,6 @@ pub fn escape(text: &str) -> String {
     html_escape::encode_quoted_attribute(text).into_owned()
 }
 
-/// The first line of words of an agent's Markdown text, roughly plain: for
-/// a toast, where the server's rendered line is not at hand.
-pub fn first_line(text: &str) -> String {
-    let line = text
-        .lines()
-        .map(|l| l.trim().trim_start_matches(['#', '>', '-', '*', '|', '`', ' ']))
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or_default();
-    let mut out: String = line.chars().take(80).collect();
-    if line.chars().count() > 80 {
-        out.push('…');
-    }
-    out
-}
-
 /// `text` with its `code` spans as code, for a server message shown as
 /// text (issue 46 item 11: the login error showed its backticks).
 pub fn with_code(text: &str) -> String {
@@ -59,11 +44,10 @@ mod tests {
     }
 
     #[test]
-    fn backticks_become_code_and_a_first_line_drops_its_markers() {
+    fn backticks_become_code() {
         assert_eq!(
             super::with_code("run `a<b` now"),
             "run <code>a&lt;b</code> now"
         );
-        assert_eq!(super::first_line("\n## Which db?\nmore"), "Which db?");
     }
 }

@@ -14,6 +14,7 @@ mod overlay;
 mod routes;
 mod transcript;
 mod waiting;
+mod wire;
 mod ws;
 
 use leptos::prelude::*;
@@ -87,7 +88,9 @@ pub fn App() -> impl IntoView {
     let page = move || {
         let route = route.clone();
         match (identity.get(), route) {
-            (Identity::Unknown, _) => view! { <p class="hint" aria-busy="true">"Loading…"</p> }.into_any(),
+            (Identity::Unknown, _) => {
+                view! { <p class="hint" aria-busy="true">"Loading…"</p> }.into_any()
+            }
             (_, Route::Login) | (Identity::Anonymous, _) => view! { <LoginPage /> }.into_any(),
             (_, Route::Inbox) => view! { <InboxPage /> }.into_any(),
             (_, Route::Task(id)) => view! { <TaskPage task_id=id /> }.into_any(),

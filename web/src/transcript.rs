@@ -19,7 +19,7 @@ fn outcome(
 ) -> (String, &'static str) {
     match meta.status.known() {
         Some(Status::Pending | Status::Responding) | None if active => {
-            ("Waiting for an answer".into(), "pending")
+            ("Waiting for an answer".into(), "waiting")
         }
         Some(Status::Answered) => {
             let Some(answer) = &meta.response else {
@@ -42,7 +42,10 @@ fn outcome(
         Some(Status::Rejected) => (format!("Declined: “{reject_reason}”"), "rejected"),
         Some(Status::Expired) => ("Timed out".into(), "expired"),
         Some(Status::Cancelled) => ("Cancelled".into(), "cancelled"),
-        _ => ("Not answered (a newer question replaced it)".into(), "inactive"),
+        _ => (
+            "Not answered (a newer question replaced it)".into(),
+            "inactive",
+        ),
     }
 }
 
@@ -122,11 +125,7 @@ fn bundle_card(messages: &[Message], me: Option<&str>, active: &[String]) -> Str
                 rendered(m, "context", &meta.context)
             ));
         }
-        let (text, status) = outcome(
-            &meta,
-            &m.reject_reason,
-            active.contains(&meta.pending_id),
-        );
+        let (text, status) = outcome(&meta, &m.reject_reason, active.contains(&meta.pending_id));
         let prompt = if meta.question.prompt.is_empty() {
             escape(&m.content)
         } else {
@@ -141,7 +140,7 @@ fn bundle_card(messages: &[Message], me: Option<&str>, active: &[String]) -> Str
                 rendered(m, "title", &meta.question.title)
             ));
         }
-        let answer_it = if status == "pending" {
+        let answer_it = if status == "waiting" {
             r#" · <a href="/">answer it in the inbox</a>"#
         } else {
             ""
@@ -216,20 +215,22 @@ pub fn Transcript(
                 let active = active.get();
                 let me = me.and_then(|m| m.get());
                 let waiting = waiting.get();
-                entries(messages.get(), active.as_deref())
+                let mut settled = Vec::new();
+                let view = entries(messages.get(), active.as_deref())
                     .into_iter()
                     .map(|group| {
                         if group[0].kind == MessageKind::ClarificationRequest.as_str() {
-                            let card = bundle_card(&group, me.as_deref(), &waiting);
+                            let mut card = bundle_card(&group, me.as_deref(), &waiting);
                             let pid = ClarificationMetadata::from_json(&group[0].metadata).pending_id;
-                            let asked = group[0].created_at.clone();
-                            let settled = !waiting.contains(&pid);
-                            view! {
-                                <li class="message bundle" data-testid="transcript-bundle">
-                                    <div inner_html=card></div>
-                                    {settled.then(|| view! { <crate::attempts::AttemptsLog pending_id=pid asked_at=asked /> })}
-                                </li>
+                            // Who else tried, filled in once fetched (issue 46 item 9).
+                            if !waiting.contains(&pid) {
+                                card.push_str(&format!(
+                                    r#"<details class="attempts" data-testid="attempts-log" data-pending-id="{}" hidden></details>"#,
+                                    crate::html::escape(&pid)
+                                ));
+                                settled.push((pid, group[0].created_at.clone()));
                             }
+                            view! { <li class="message bundle" data-testid="transcript-bundle" inner_html=card></li> }
                                 .into_any()
                         } else {
                             let Some(m) = group.into_iter().next() else {
@@ -244,7 +245,9 @@ pub fn Transcript(
                                 .into_any()
                         }
                     })
-                    .collect_view()
+                    .collect_view();
+                crate::attempts::fill(settled);
+                view
             }}
         </ol>
     }

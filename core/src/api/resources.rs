@@ -86,7 +86,8 @@ pub struct TaskView {
     #[serde(default)]
     pub last_activity_at: String,
     /// How its newest question stands: `pending` (waiting now),
-    /// `answered`, `rejected`, `expired`, `cancelled`, `superseded` (left
+    /// `answered`, `defaulted` (nobody answered: its defaults were chosen
+    /// at expiry), `rejected`, `expired`, `cancelled`, `superseded` (left
     /// unanswered by a newer turn); `""` when it never asked.
     #[serde(default)]
     pub last_outcome: String,

@@ -263,6 +263,9 @@ pub struct Activity {
     pub last_status: String,
     /// When the newest question last changed (answered, expired…); 0 for none.
     pub last_question_change: i64,
+    /// Whether the newest question took its defaults at expiry (issue 46
+    /// item 7: nobody answered it, whatever its stored status says).
+    pub defaulted: bool,
 }
 
 /// [`Activity`] of each of `task_ids`, in one query whose subqueries each
@@ -291,28 +294,41 @@ pub async fn activity(
         "SELECT t.id, \
          COALESCE((SELECT MAX(m.created_at) FROM task_session_messages m \
              JOIN task_sessions s ON s.id = m.task_session_id WHERE s.task_id = t.id), 0), \
-         COALESCE({}, ''), COALESCE({}, 0) \
+         COALESCE({}, ''), COALESCE({}, 0), COALESCE({}, '{{}}') \
          FROM tasks t WHERE t.id IN ({})",
         newest_question("clarification_status"),
         newest_question("updated_at"),
+        newest_question("metadata"),
         super::placeholders(1, task_ids.len())
     );
     let mut query = sqlx::query_as(super::sql(sql));
     for id in task_ids {
         query = query.bind(id);
     }
-    let rows: Vec<(String, i64, String, i64)> = query.fetch_all(db).await?;
+    let rows: Vec<(String, i64, String, i64, String)> = query.fetch_all(db).await?;
     Ok(rows
         .into_iter()
-        .map(|(id, newest_message, last_status, last_question_change)| {
-            (
-                id,
-                Activity {
-                    newest_message,
-                    last_status,
-                    last_question_change,
-                },
-            )
-        })
+        .map(
+            |(id, newest_message, last_status, last_question_change, metadata)| {
+                let defaulted = serde_json::from_str::<serde_json::Value>(&metadata)
+                    .ok()
+                    .and_then(|m| {
+                        m.get(clarify_core::metadata_key::ANSWERED_BY)?
+                            .get("channel")?
+                            .as_str()
+                            .map(|c| c == clarify_core::Channel::Expiry.as_str())
+                    })
+                    .unwrap_or(false);
+                (
+                    id,
+                    Activity {
+                        newest_message,
+                        last_status,
+                        last_question_change,
+                        defaulted,
+                    },
+                )
+            },
+        )
         .collect())
 }

@@ -38,7 +38,11 @@ pub async fn task_views(db: &Db, tasks: Vec<tasks::Task>) -> sqlx::Result<Vec<ap
                 .max(done.newest_message)
                 .max(done.last_question_change);
             api::TaskView {
-                last_outcome: last_outcome(&done.last_status, task_pending_action.is_some()),
+                last_outcome: if done.defaulted && done.last_status == "answered" {
+                    clarify_core::status::DEFAULTED.to_owned()
+                } else {
+                    last_outcome(&done.last_status, task_pending_action.is_some())
+                },
                 last_activity_at: clock::rfc3339(last),
                 task_pending_action,
                 primary_session_pending_action: sessions.first().and_then(pending),

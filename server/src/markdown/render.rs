@@ -86,8 +86,9 @@ impl Renderer {
             Tag::TableCell if self.inline => self.push(" "),
             _ if self.inline => {}
             // A wide table scrolls inside its own box on a phone, never the
-            // page (issue 46 item 11).
-            Tag::Table(_) => self.push("<div class=\"table\"><table>"),
+            // page (issue 46 item 11); the box takes focus, so a keyboard
+            // scrolls it too.
+            Tag::Table(_) => self.push("<div class=\"table\" tabindex=\"0\"><table>"),
             Tag::TableHead => {
                 self.in_head = true;
                 self.push("<thead><tr>");
@@ -99,8 +100,10 @@ impl Renderer {
             Tag::Heading { .. } => self.push("<p class=\"md-heading\"><strong>"),
             Tag::Paragraph | Tag::HtmlBlock => self.push("<p>"),
             Tag::BlockQuote(_) => self.push("<blockquote>"),
+            // A long line scrolls inside the block, which takes focus for
+            // a keyboard as a table's box does.
             Tag::CodeBlock(kind) => {
-                self.push("<pre><code");
+                self.push("<pre tabindex=\"0\"><code");
                 if let CodeBlockKind::Fenced(lang) = kind
                     && let Some(lang) = lang.split_whitespace().next()
                 {

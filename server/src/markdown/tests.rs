@@ -76,7 +76,7 @@ fn commonmark_renders_code_emphasis_lists_and_fences() {
     );
     assert_eq!(
         block("```rust\nfn main() {}\n```"),
-        "<pre><code class=\"language-rust\">fn main() {}\n</code></pre>"
+        "<pre tabindex=\"0\"><code class=\"language-rust\">fn main() {}\n</code></pre>"
     );
     assert_eq!(block("3. three"), "<ol start=\"3\"><li>three</li></ol>");
     assert_eq!(
@@ -129,7 +129,7 @@ fn inline_text_has_no_blocks() {
 fn a_table_renders_as_a_table_in_a_box_that_scrolls() {
     assert_eq!(
         block("| a | b |\n|---|---|\n| 1 | <2> |"),
-        "<div class=\"table\"><table><thead><tr><th>a</th><th>b</th></tr></thead>\
+        "<div class=\"table\" tabindex=\"0\"><table><thead><tr><th>a</th><th>b</th></tr></thead>\
          <tbody><tr><td>1</td><td>&lt;2&gt;</td></tr></tbody></table></div>"
     );
     assert_eq!(label("| a | b |\n|---|---|\n| 1 | 2 |"), " a b 1 2");

@@ -16,18 +16,18 @@ pub(super) async fn task_heading(
     let Ok(task) = api::task(&task_id).await else {
         return;
     };
-    let mut text = task.task.title;
+    let mut text = task.title;
     if let Ok(sessions) = api::sessions(&task_id).await
         && sessions.len() > 1
         && let Some((n, s)) = sessions
             .iter()
             .enumerate()
-            .find(|(_, s)| s.session.id == session_id)
+            .find(|(_, s)| s.id == session_id)
     {
-        let which = if s.session.description.is_empty() {
+        let which = if s.description.is_empty() {
             format!("session {}", n + 1)
         } else {
-            s.session.description.clone()
+            s.description.clone()
         };
         text = format!("{text} — {which}");
     }

@@ -188,7 +188,7 @@ async fn pick_session(task_id: &str) -> Result<Option<String>, api::ApiError> {
         .iter()
         .find(|s| !s.active_pending_ids.is_empty())
         .or_else(|| sessions.first());
-    Ok(owner.map(|s| s.session.id.clone()))
+    Ok(owner.map(|s| s.id.clone()))
 }
 
 /// `/t/{task_id}`.
@@ -198,7 +198,7 @@ pub fn TaskPage(task_id: String) -> impl IntoView {
     let chosen = RwSignal::new(None::<Result<Option<String>, String>>);
     spawn_local(async move {
         match api::task(&task_id).await {
-            Ok(task) => title.set(task.task.title),
+            Ok(task) => title.set(task.title),
             // Unknown, or in a workspace this person cannot see: one page
             // says so (issue 46 item 10), not a failure to list sessions.
             Err(api::ApiError::NotFound) => {

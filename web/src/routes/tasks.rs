@@ -7,7 +7,9 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use clarify_core::PendingAction;
-use clarify_core::api::{TaskView, Workspace};
+use clarify_core::api::Workspace;
+
+use crate::wire::TaskRow as TaskView;
 
 use crate::api;
 use crate::ws;
@@ -143,6 +145,7 @@ pub fn TaskList() -> impl IntoView {
 fn outcome_words(outcome: &str) -> &'static str {
     match outcome {
         "answered" => "answered",
+        "defaulted" => "defaults chosen",
         "rejected" => "declined",
         "expired" => "expired",
         "cancelled" => "withdrawn",
@@ -166,7 +169,7 @@ fn task_row(t: TaskView) -> impl IntoView {
     });
     view! {
         <li data-testid="task-item" data-outcome=t.last_outcome.clone()>
-            <a href=format!("/t/{}", t.task.id)>{t.task.title}</a>
+            <a href=format!("/t/{}", t.id)>{t.title}</a>
             {waiting
                 .then(|| {
                     view! {

@@ -30,12 +30,13 @@ pub(super) fn group(
     rows
 }
 
+/// A row: a bundle and the alike ones answered with it.
+pub(super) type Row = (PendingBundle, Vec<String>);
+
 /// Rows gathered under their task, tasks in the order their oldest row
 /// comes (issue 46 item 8: one task no longer appears four times).
-pub(super) fn by_task(
-    rows: Vec<(PendingBundle, Vec<String>)>,
-) -> Vec<(String, Vec<(PendingBundle, Vec<String>)>)> {
-    let mut tasks: Vec<(String, Vec<(PendingBundle, Vec<String>)>)> = Vec::new();
+pub(super) fn by_task(rows: Vec<Row>) -> Vec<(String, Vec<Row>)> {
+    let mut tasks: Vec<(String, Vec<Row>)> = Vec::new();
     for row in rows {
         match tasks.iter_mut().find(|(task, _)| *task == row.0.task_id) {
             Some((_, rows)) => rows.push(row),
@@ -46,14 +47,15 @@ pub(super) fn by_task(
 }
 
 /// Whether `bundle` (of the task titled `task`) is kept by the filter
-/// `words` (lower case): each word is in the task's title or a question.
+/// `words` (ASCII lower case: Unicode's case tables would cost the wasm
+/// 4 KB): each word is in the task's title or a question.
 pub(super) fn matches(bundle: &PendingBundle, task: &str, words: &str) -> bool {
-    let mut text = task.to_lowercase();
+    let mut text = task.to_ascii_lowercase();
     for q in &bundle.questions {
         text.push(' ');
-        text.push_str(&q.title.to_lowercase());
+        text.push_str(&q.title.to_ascii_lowercase());
         text.push(' ');
-        text.push_str(&q.prompt.to_lowercase());
+        text.push_str(&q.prompt.to_ascii_lowercase());
     }
     words.split_whitespace().all(|w| text.contains(w))
 }

@@ -22,7 +22,8 @@ pub(super) struct Held {
     /// Alike bundles answered with it.
     pub alike: Vec<String>,
     pub submission: Submission,
-    /// What was answered, as the toast names it.
+    /// What was answered, as the toast names it: safe HTML (the question
+    /// as the server rendered its line, the answer escaped).
     pub what: String,
 }
 
@@ -78,9 +79,13 @@ pub(super) fn describe(bundle: &PendingBundle, submission: &Submission) -> Strin
         return String::new();
     };
     let name = if first.title.is_empty() {
-        crate::html::first_line(&first.prompt)
+        crate::html::of(
+            &bundle.html,
+            &format!("{}.prompt.line", first.question_id),
+            &first.prompt,
+        )
     } else {
-        first.title.clone()
+        crate::html::escape(&first.title)
     };
     let more = match bundle.questions.len() {
         1 => String::new(),
@@ -89,7 +94,10 @@ pub(super) fn describe(bundle: &PendingBundle, submission: &Submission) -> Strin
     if submission.rejected {
         return match submission.reject_reason.trim() {
             "" => format!("Declined “{name}”{more}."),
-            reason => format!("Declined “{name}”{more}: “{reason}”."),
+            reason => format!(
+                "Declined “{name}”{more}: “{}”.",
+                crate::html::escape(reason)
+            ),
         };
     }
     let question: Question = first.clone().into();
@@ -99,5 +107,5 @@ pub(super) fn describe(bundle: &PendingBundle, submission: &Submission) -> Strin
         .find(|a| a.question_id == question.question_id)
         .map(|a| answer_words(&question, &a.selected_options, &a.custom_text))
         .unwrap_or_default();
-    format!("“{name}”{more}: {words}.")
+    format!("“{name}”{more}: {}.", crate::html::escape(&words))
 }

@@ -28,8 +28,9 @@ use row::Row;
 /// From this many waiting, a filter is offered (issue 46 item 8).
 const FILTER_FROM: usize = 10;
 
-/// Rows of one task: its id and its rows (a bundle and its alike ones).
-type TaskRows = (String, Vec<(PendingBundle, Vec<String>)>);
+/// A row: a bundle, its alike ones, and, first in its task, how many rows
+/// the task has (its heading goes above it).
+type FlatRow = (PendingBundle, Vec<String>, Option<usize>);
 
 /// The inbox, then the task list.
 #[component]
@@ -46,10 +47,15 @@ pub fn InboxPage() -> impl IntoView {
     let me = use_context::<crate::Me>().map(|m| m.0);
     // The rows assigned to this person (`mine`), or the others, by task;
     // a held answer's row is out of sight until it is undone.
-    let tasks = move |mine: bool| -> Vec<TaskRows> {
+    let tasks = move |mine: bool| -> Vec<FlatRow> {
         let me = me.and_then(|m| m.get()).unwrap_or_default();
         let held = outbox.holds();
-        let filter = filter.get().to_lowercase();
+        // The filter applies only while it is shown.
+        let filter = if waiting.bundles.with(Vec::len) >= FILTER_FROM {
+            filter.get().to_ascii_lowercase()
+        } else {
+            String::new()
+        };
         let rows = waiting.bundles.with(|list| {
             split.with(|apart| {
                 group(list, apart)
@@ -57,16 +63,30 @@ pub fn InboxPage() -> impl IntoView {
                     .filter(|(b, _)| (!me.is_empty() && b.assignee == me) == mine)
                     .filter(|(b, _)| held.as_ref() != Some(&b.pending_id))
                     .filter(|(b, _)| {
-                        titles.with(|t| matches(b, t.get(&b.task_id).map_or("", String::as_str), &filter))
+                        titles.with(|t| {
+                            matches(b, t.get(&b.task_id).map_or("", String::as_str), &filter)
+                        })
                     })
                     .collect::<Vec<_>>()
             })
         });
+        // One flat list (one keyed `For`, as before the grouping: the wasm
+        // pays for each kind of list), a heading above each task's first.
         by_task(rows)
+            .into_iter()
+            .flat_map(|(_, rows)| {
+                let n = rows.len();
+                rows.into_iter()
+                    .enumerate()
+                    .map(move |(i, (b, alike))| (b, alike, (i == 0).then_some(n)))
+            })
+            .collect()
     };
     // Task titles, fetched once per task as rows appear.
     Effect::new(move || {
-        let missing: Vec<String> = waiting.bundles.with(|list| {
+        // Each task once, however many of its rows wait (the issue's trace
+        // saw 14 requests for 6 tasks).
+        let missing: HashSet<String> = waiting.bundles.with(|list| {
             titles.with_untracked(|known| {
                 list.iter()
                     .map(|b| b.task_id.clone())
@@ -81,7 +101,7 @@ pub fn InboxPage() -> impl IntoView {
             spawn_local(async move {
                 if let Ok(task) = api::task(&id).await {
                     titles.update(|t| {
-                        t.insert(id, task.task.title);
+                        t.insert(id, task.title);
                     });
                 }
             });
@@ -139,7 +159,7 @@ pub fn InboxPage() -> impl IntoView {
     on_cleanup(move || keys.remove());
     let on_done = Callback::new(move |outcome: SubmitOutcome| {
         open.set(None);
-        notice.set(Some(outcome.sentence()));
+        notice.set(Some(crate::html::escape(&outcome.sentence())));
         waiting.load();
     });
     // The held answer goes: the draft is marked as being sent, so the row
@@ -157,7 +177,12 @@ pub fn InboxPage() -> impl IntoView {
                     drafts.update(|m| {
                         m.remove(&h.pending_id);
                     });
-                    notice.set(Some(format!("{} {}", outcome.sentence(), h.what)));
+                    // The sentence is plain words; `what` is safe HTML.
+                    notice.set(Some(format!(
+                        "{} {}",
+                        crate::html::escape(&outcome.sentence()),
+                        h.what
+                    )));
                     waiting.load();
                 }
                 Err(e) => {
@@ -166,35 +191,47 @@ pub fn InboxPage() -> impl IntoView {
                             d.sending = false;
                         }
                     });
-                    waiting.error.set(Some(format!("Your answer was not sent. {}", e.message())));
+                    waiting
+                        .error
+                        .set(Some(format!("Your answer was not sent. {}", e.message())));
                     open.set(Some(h.pending_id));
                 }
             }
         });
     });
-    let hold = Callback::new(move |(pending_id, alike, submission): (String, Vec<String>, Submission)| {
-        let what = waiting.bundles.with_untracked(|list| {
-            list.iter()
-                .find(|b| b.pending_id == pending_id)
-                .map(|b| held::describe(b, &submission))
-                .unwrap_or_default()
-        });
-        // Focus stays where the row was: on the row that takes its place.
-        let at = row_buttons().iter().position(|b| {
-            b.parent_element()
-                .and_then(|row| row.get_attribute("data-pending-id"))
-                .is_some_and(|id| id == pending_id)
-        });
-        open.set(None);
-        notice.set(None);
-        outbox.hold(Held { pending_id, alike, submission, what }, send);
-        if let Some(at) = at {
-            set_timeout(
-                move || focus_row(at.min(row_buttons().len().saturating_sub(1))),
-                Duration::ZERO,
+    let hold = Callback::new(
+        move |(pending_id, alike, submission): (String, Vec<String>, Submission)| {
+            let what = waiting.bundles.with_untracked(|list| {
+                list.iter()
+                    .find(|b| b.pending_id == pending_id)
+                    .map(|b| held::describe(b, &submission))
+                    .unwrap_or_default()
+            });
+            // Focus stays where the row was: on the row that takes its place.
+            let at = row_buttons().iter().position(|b| {
+                b.parent_element()
+                    .and_then(|row| row.get_attribute("data-pending-id"))
+                    .is_some_and(|id| id == pending_id)
+            });
+            open.set(None);
+            notice.set(None);
+            outbox.hold(
+                Held {
+                    pending_id,
+                    alike,
+                    submission,
+                    what,
+                },
+                send,
             );
-        }
-    });
+            if let Some(at) = at {
+                set_timeout(
+                    move || focus_row(at.min(row_buttons().len().saturating_sub(1))),
+                    Duration::ZERO,
+                );
+            }
+        },
+    );
     let undo = Callback::new(move |()| {
         if let Some(h) = outbox.take() {
             open.set(Some(h.pending_id.clone()));
@@ -209,38 +246,19 @@ pub fn InboxPage() -> impl IntoView {
     });
     on_cleanup(move || away.remove());
 
-    // The rows of one task under its title and count.
-    let task_group = move |(task_id, rows): TaskRows| {
-        let n = rows.len();
-        let task_id = StoredValue::new(task_id);
-        let title = move || titles.with(|t| task_id.with_value(|id| t.get(id).cloned()).unwrap_or_default());
-        view! {
-            <li class="task-group" data-testid="inbox-task">
-                <h3 class="task-title" class:loading=move || title().is_empty()>
-                    {title}
-                    " "
-                    <span class="count" data-testid="inbox-task-count">{format!("({n})")}</span>
-                </h3>
-                <ul class="inbox-list">
-                    {rows
-                        .into_iter()
-                        .map(|(bundle, alike)| {
-                            view! { <Row bundle=bundle alike=alike split=split open=open titles=titles drafts=drafts on_done=on_done hold=hold /> }
-                        })
-                        .collect_view()}
-                </ul>
-            </li>
-        }
-    };
     let list = move |mine: bool| {
         view! {
-            <ul class="inbox-tasks" data-testid=mine.then_some("inbox-mine")>
+            <ul class="inbox-list" data-testid=mine.then_some("inbox-mine")>
                 <For
                     each=move || tasks(mine)
-                    key=|(task, rows)| {
-                        (task.clone(), rows.iter().map(|(b, a)| (b.pending_id.clone(), a.len(), b.assignee.clone())).collect::<Vec<_>>())
+                    // The heading's count rides in the key's last part: a
+                    // row that gains or loses its heading is made again.
+                    key=|(b, alike, head)| {
+                        (b.pending_id.clone(), alike.len(), format!("{}|{head:?}", b.assignee))
                     }
-                    children=task_group
+                    children=move |(bundle, alike, head)| {
+                        view! { <Row bundle=bundle alike=alike head=head split=split open=open titles=titles drafts=drafts on_done=on_done hold=hold /> }
+                    }
                 />
             </ul>
         }
@@ -253,9 +271,9 @@ pub fn InboxPage() -> impl IntoView {
                 <NotifyButton />
             </div>
             {move || waiting.error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
-            <Show when=move || !waiting.loaded.get()>
-                <p class="hint loading-rows" data-testid="inbox-loading" aria-busy="true">"Loading what waits for you…"</p>
-            </Show>
+            <p class="hint loading-rows" data-testid="inbox-loading" hidden=move || waiting.loaded.get()>
+                "Loading what waits for you…"
+            </p>
             <Show when=move || waiting.loaded.get() && count() == 0 && outbox.holds().is_none()>
                 <div data-testid="inbox-empty">
                     <p>"Nothing is waiting for you."</p>
@@ -270,18 +288,15 @@ pub fn InboxPage() -> impl IntoView {
                     </p>
                 </div>
             </Show>
-            <Show when=move || { count() >= FILTER_FROM }>
-                <label class="filter">
-                    <span>"Filter"</span>
-                    <input
-                        type="search"
-                        data-testid="inbox-filter"
-                        placeholder="Task or question"
-                        prop:value=filter
-                        on:input=move |ev| filter.set(event_target_value(&ev))
-                    />
-                </label>
-            </Show>
+            <label class="filter" hidden=move || { count() < FILTER_FROM }>
+                <span>"Filter"</span>
+                <input
+                    type="search"
+                    data-testid="inbox-filter"
+                    placeholder="Task or question"
+                    on:input=move |ev| filter.set(event_target_value(&ev))
+                />
+            </label>
             // What is assigned to this person comes first (issue 29 item 6).
             <Show when=move || !tasks(true).is_empty()>
                 <h3 class="for-you" data-testid="inbox-for-you">"For you"</h3>
@@ -296,6 +311,10 @@ pub fn InboxPage() -> impl IntoView {
             </Show>
         </section>
         <toast::Toasts held=outbox.held undo=undo notice=notice settled=settled />
-        <TaskList />
+        // Below the rows once they are in: shown earlier, the rows' arrival
+        // pushed it away, the page's whole layout shift (issue 46, CLS).
+        <Show when=move || waiting.loaded.get() || waiting.error.with(Option::is_some)>
+            <TaskList />
+        </Show>
     }
 }

@@ -21,17 +21,13 @@ fn line(bundle: &PendingBundle) -> String {
         .questions
         .first()
         .map(|q| {
-            let key = if q.title.is_empty() {
-                format!("{}.prompt.line", q.question_id)
+            // The server sends both rendered (REST views always carry them).
+            let (key, text) = if q.title.is_empty() {
+                (format!("{}.prompt.line", q.question_id), &q.prompt)
             } else {
-                format!("{}.title", q.question_id)
+                (format!("{}.title", q.question_id), &q.title)
             };
-            let text = if q.title.is_empty() {
-                crate::html::first_line(&q.prompt)
-            } else {
-                q.title.clone()
-            };
-            crate::html::of(&bundle.html, &key, &text)
+            crate::html::of(&bundle.html, &key, text)
         })
         .unwrap_or_default()
 }
@@ -42,6 +38,9 @@ pub(super) fn Row(
     bundle: PendingBundle,
     /// Later bundles asking the same, answered with this one.
     alike: Vec<String>,
+    /// First of its task: how many rows the task has, said in the task's
+    /// heading above this row (issue 46 item 8).
+    head: Option<usize>,
     split: RwSignal<HashSet<String>>,
     open: RwSignal<Option<String>>,
     titles: RwSignal<HashMap<String, String>>,
@@ -80,6 +79,23 @@ pub(super) fn Row(
         format!("Answers {many} agents: {}", names.join(", "))
     };
     let first = line(&bundle);
+    let task_id = StoredValue::new(bundle.task_id.clone());
+    let heading = head.map(|n| {
+        let title = move || {
+            titles.with(|t| {
+                task_id
+                    .with_value(|id| t.get(id).cloned())
+                    .unwrap_or_default()
+            })
+        };
+        view! {
+            <h3 class="task-title" data-testid="inbox-task">
+                {title}
+                " "
+                <span class="count" data-testid="inbox-task-count">{format!("({n})")}</span>
+            </h3>
+        }
+    });
     let count = match bundle.questions.len() {
         1 => "1 question".to_owned(),
         n => format!("{n} questions"),
@@ -121,13 +137,15 @@ pub(super) fn Row(
         open.set(Some(id.get_value()));
         show();
     };
-    let hold = Callback::new(move |s: Submission| hold.run((id.get_value(), others.get_value(), s)));
+    let hold =
+        Callback::new(move |s: Submission| hold.run((id.get_value(), others.get_value(), s)));
     let close = Callback::new(move |()| {
         open.set(None);
         super::keys::focus_pending(&id.get_value());
     });
     view! {
-        <li class="inbox-row" data-testid="inbox-row" data-pending-id=bundle.pending_id>
+        <li class="inbox-row" class:first=head.is_some() data-testid="inbox-row" data-pending-id=bundle.pending_id>
+            {heading}
             <button
                 type="button"
                 class="row"
