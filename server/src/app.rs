@@ -19,7 +19,8 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use axum::http::{HeaderValue, Method, Request, header};
+use axum::http::{HeaderMap, HeaderValue, Method, Request, StatusCode, Uri, header};
+use axum::response::{IntoResponse as _, Response};
 use axum::{Json, Router, middleware::from_fn_with_state, routing::get};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
@@ -28,7 +29,7 @@ use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetReques
 use tower_http::{compression::CompressionLayer, trace::DefaultOnResponse, trace::TraceLayer};
 
 use crate::http::same_origin::{self, SameOrigin};
-use crate::http::{self, security_headers};
+use crate::http::{self, error::Error, security_headers};
 use crate::state::AppState;
 use crate::{mcp, web_assets};
 
@@ -49,7 +50,7 @@ pub fn app(state: AppState) -> Router {
         .merge(web_assets::routes())
         // Every other path: a 404, as a page for a browser, else in the
         // error shape like every other error.
-        .fallback(web_assets::not_found)
+        .fallback(not_found)
         .layer(from_fn_with_state(Arc::new(origin), same_origin::enforce));
     let router = security_headers::apply(routes)
         .layer(CompressionLayer::new())
@@ -121,6 +122,27 @@ pub async fn serve(
     };
     let streams = state.shutdown.clone();
     crate::serve::run(listener, app(state), limits, streams, shutdown).await
+}
+
+/// What an unknown path answers: a person's browser (a GET that accepts
+/// HTML, outside the API) gets the page, with 404, and the page says "not
+/// found" in the app's own look (issue 46 item 10); a program gets the
+/// error shape every other error has.
+async fn not_found(method: Method, uri: Uri, headers: HeaderMap) -> Response {
+    let path = uri.path();
+    let browser = method == Method::GET
+        && !["/api/", "/mcp", "/assets/"]
+            .iter()
+            .any(|prefix| path.starts_with(prefix))
+        && headers
+            .get(header::ACCEPT)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|accept| accept.contains("text/html"));
+    if browser {
+        (StatusCode::NOT_FOUND, web_assets::index().await).into_response()
+    } else {
+        Error::NotFound("route").into_response()
+    }
 }
 
 async fn healthz() -> Json<Value> {

@@ -10,10 +10,10 @@ use axum::{
     Router,
     extract::Path,
     http::header::{
-        ACCEPT, ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_SECURITY_POLICY,
-        CONTENT_TYPE, VARY,
+        ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_SECURITY_POLICY, CONTENT_TYPE,
+        VARY,
     },
-    http::{HeaderMap, HeaderValue, Method, StatusCode, Uri},
+    http::{HeaderMap, HeaderValue, StatusCode},
     response::{IntoResponse, Response},
     routing::get,
 };
@@ -56,28 +56,8 @@ where
         .route("/assets/{name}", get(asset))
 }
 
-/// What an unknown path answers: a person's browser (a GET that accepts
-/// HTML, outside the API) gets the page, with 404, and the page says "not
-/// found" in the app's own look (issue 46 item 10); a program gets the
-/// error shape every other error has.
-pub async fn not_found(method: Method, uri: Uri, headers: HeaderMap) -> Response {
-    let path = uri.path();
-    let browser = method == Method::GET
-        && !["/api/", "/mcp", "/assets/"]
-            .iter()
-            .any(|prefix| path.starts_with(prefix))
-        && headers
-            .get(ACCEPT)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|accept| accept.contains("text/html"));
-    if browser {
-        (StatusCode::NOT_FOUND, index().await).into_response()
-    } else {
-        crate::http::error::Error::NotFound("route").into_response()
-    }
-}
-
-async fn index() -> Response {
+/// The page, as every client-side path gets it.
+pub async fn index() -> Response {
     (
         [
             (CONTENT_TYPE, "text/html; charset=utf-8"),
