@@ -1,0 +1,195 @@
+//! The terminal stays in the race (issue 47 item 2): past
+//! `--terminal-after` the hook falls through (no output) and Claude Code
+//! shows its own dialog; what the person chose there comes back in the
+//! `PostToolUse` report and settles the bundle through the one claim with
+//! channel `terminal`, which only the asking agent's session may use. The
+//! session's end takes its open questions out of the inbox.
+
+use clarify_tests::TestServer;
+use clarify_tests::hook::{HookRunner, finish, fixture};
+use clarify_tests::stdio::repository;
+use serde_json::{Value, json};
+
+const BINARY: &str = env!("CARGO_BIN_EXE_clarify-under-test");
+const DATABASE: &str = "Which database should the service use?";
+
+fn payload(name: &str) -> Value {
+    let mut payload = fixture(name);
+    payload["session_id"] = json!(clarify_server::ids::new_id());
+    payload["cwd"] = json!(repository("shop", "main").display().to_string());
+    payload
+}
+
+fn next(name: &str, from: &Value) -> Value {
+    let mut payload = fixture(name);
+    payload["session_id"] = from["session_id"].clone();
+    payload["cwd"] = from["cwd"].clone();
+    payload
+}
+
+async fn pending(server: &TestServer) -> Vec<Value> {
+    let (_, page) = server.get("/pending").await;
+    page["bundles"].as_array().cloned().unwrap_or_default()
+}
+
+/// issue 47 item 2: nobody answers in time, the terminal dialog takes
+/// over while the question stays open; the person's choice there settles
+/// it, answered by channel `terminal`, "at the terminal".
+#[tokio::test]
+async fn a_fall_through_then_the_terminals_answer_settles_it_as_terminal() {
+    let server = TestServer::start().await;
+    let hook = HookRunner::new(BINARY, &server.url("")).with_flags(&["--terminal-after", "1"]);
+    let asked = payload("claude-pretooluse-askuserquestion.json");
+    let out = hook.run(&asked).await;
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""));
+    assert!(out.stderr.contains("stays open"), "{}", out.stderr);
+    let open = pending(&server).await;
+    assert_eq!(open.len(), 1, "the question stays open elsewhere");
+    let pending_id = open[0]["pending_id"].as_str().unwrap().to_owned();
+
+    // Claude Code's own dialog is a permission prompt: left to it.
+    let prompt = next("claude-permissionrequest-askuserquestion.json", &asked);
+    let out = hook.run(&prompt).await;
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{}", out.stderr);
+    assert_eq!(pending(&server).await.len(), 1);
+
+    let report = next("claude-posttooluse-askuserquestion.json", &asked);
+    let out = hook.run(&report).await;
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{}", out.stderr);
+    assert!(pending(&server).await.is_empty());
+    let (_, view) = server.get(&format!("/clarification/{pending_id}")).await;
+    assert_eq!(view["status"], "answered", "{view}");
+    assert_eq!(view["answered_by"]["channel"], "terminal", "{view}");
+    assert_eq!(
+        view["response"]["answers"][0]["selected_options"],
+        json!(["q1_opt2"])
+    );
+}
+
+/// issue 47 item 2: the terminal's multi-select and free text settle as
+/// the labels' options and the text.
+#[tokio::test]
+async fn the_terminals_multi_select_and_free_text_are_read_back_as_options_and_text() {
+    let server = TestServer::start().await;
+    let hook = HookRunner::new(BINARY, &server.url("")).with_flags(&["--terminal-after", "0"]);
+    let recorded = fixture("claude-posttooluse-askuserquestion-multi-freetext-terminal.json");
+    let mut asked = payload("claude-pretooluse-askuserquestion.json");
+    asked["tool_input"] = json!({"questions": recorded["tool_input"]["questions"]});
+    asked["tool_use_id"] = recorded["tool_use_id"].clone();
+    assert_eq!(hook.run(&asked).await.stdout, "");
+    let pending_id = pending(&server).await[0]["pending_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut report = recorded;
+    report["session_id"] = asked["session_id"].clone();
+    let out = hook.run(&report).await;
+    assert_eq!(out.stdout, "", "{}", out.stderr);
+    let (_, view) = server.get(&format!("/clarification/{pending_id}")).await;
+    assert_eq!(view["answered_by"]["channel"], "terminal", "{view}");
+    let answers = &view["response"]["answers"];
+    assert_eq!(
+        answers[0]["selected_options"],
+        json!(["q1_opt1", "q1_opt3"])
+    );
+    assert_eq!(answers[1]["selected_options"], json!([]));
+    assert_eq!(answers[1]["custom_text"], "my own \"db\"");
+}
+
+/// issue 47 item 2: Claude Code reports an answer the hook gave too; that
+/// report settles nothing twice (one winner, no terminal attempt).
+#[tokio::test]
+async fn the_report_of_the_hooks_own_answer_changes_nothing() {
+    let server = TestServer::start().await;
+    let hook = HookRunner::new(BINARY, &server.url(""));
+    let asked = payload("claude-pretooluse-askuserquestion.json");
+    let child = hook.spawn(&asked).await;
+    let pending_id = loop {
+        if let Some(b) = pending(&server).await.first() {
+            break b["pending_id"].as_str().unwrap().to_owned();
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    };
+    let body = json!({"answers": [{"question_id": "q1", "selected_options": ["q1_opt1"]}]});
+    assert_eq!(server.respond(&pending_id, &body).await.0, 200);
+    assert_eq!(
+        finish(child).await.json["hookSpecificOutput"]["permissionDecision"],
+        "allow"
+    );
+    let report = next(
+        "claude-posttooluse-askuserquestion-answered-by-hook.json",
+        &asked,
+    );
+    let out = hook.run(&report).await;
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{}", out.stderr);
+    let (_, view) = server.get(&format!("/clarification/{pending_id}")).await;
+    assert_eq!(view["answered_by"]["channel"], "rest", "{view}");
+    let (_, attempts) = server
+        .get(&format!("/clarification/{pending_id}/attempts"))
+        .await;
+    assert_eq!(
+        attempts["attempts"].as_array().map(Vec::len),
+        Some(1),
+        "{attempts}"
+    );
+}
+
+/// issue 47 item 2: channel `terminal` is the asking agent's word only:
+/// a person's REST call or another agent's session claiming it is 403.
+#[tokio::test]
+async fn only_the_asking_agents_session_may_answer_as_the_terminal() {
+    let server = TestServer::start().await;
+    let (_, session, agent) = server.session(None).await;
+    let (_, other_session, other_agent) = server.session(None).await;
+    assert_ne!(session, other_session);
+    let pending_id = server
+        .ask(
+            &session,
+            &agent,
+            json!([{"prompt": "Go?", "options": [{"label": "a"}, {"label": "b"}]}]),
+        )
+        .await;
+    let body = json!({"answers": [{"question_id": "q1", "selected_options": ["q1_opt1"]}]});
+    let path = format!(
+        "{}/clarification/{pending_id}/respond",
+        server.url("/api/v1")
+    );
+    let claim = |token: Option<String>| {
+        let mut request = server
+            .client()
+            .post(&path)
+            .header("x-clarify-client", "terminal")
+            .json(&body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.send()
+    };
+    assert_eq!(claim(None).await.unwrap().status(), 403);
+    assert_eq!(claim(Some(other_agent)).await.unwrap().status(), 403);
+    let won = claim(Some(agent)).await.unwrap();
+    assert_eq!(won.status(), 200);
+    let (_, view) = server.get(&format!("/clarification/{pending_id}")).await;
+    assert_eq!(view["answered_by"]["channel"], "terminal", "{view}");
+}
+
+/// issue 47 item 2: the agent's session ends, its open questions leave
+/// the inbox, and the next conversation starts a new session.
+#[tokio::test]
+async fn the_session_end_takes_its_questions_out_of_the_inbox() {
+    let server = TestServer::start().await;
+    let hook = HookRunner::new(BINARY, &server.url("")).with_flags(&["--terminal-after", "0"]);
+    let asked = payload("claude-pretooluse-askuserquestion.json");
+    assert_eq!(hook.run(&asked).await.stdout, "");
+    let session = pending(&server).await[0]["session_id"].clone();
+    let out = hook.run(&next("claude-sessionend.json", &asked)).await;
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{}", out.stderr);
+    assert!(pending(&server).await.is_empty());
+    let (_, view) = server
+        .get(&format!("/sessions/{}", session.as_str().unwrap()))
+        .await;
+    assert_eq!(view["state"], "COMPLETED", "{view}");
+    assert_eq!(hook.run(&asked).await.stdout, "");
+    assert_ne!(pending(&server).await[0]["session_id"], session);
+    let _ = DATABASE;
+}
