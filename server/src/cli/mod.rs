@@ -5,6 +5,7 @@ pub mod answer;
 pub mod ask;
 pub mod demo;
 pub mod hook;
+pub mod hooks;
 pub mod mcp;
 mod notify_args;
 mod parse;
@@ -57,6 +58,9 @@ pub enum Command {
     /// For Claude Code's and Codex's hooks: reads the hook's JSON on
     /// stdin, asks through the running server, prints the hook's answer.
     Hook(hook::HookArgs),
+    /// Install or uninstall Clarify's hooks in Claude Code or Codex.
+    #[command(subcommand)]
+    Hooks(hooks::HooksCommand),
     /// Agent sessions.
     #[command(subcommand)]
     Session(session::SessionCommand),
@@ -315,6 +319,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Ask(args) => return ask::run(args).await,
         Command::Mcp(args) => return mcp::run(args).await,
         Command::Hook(args) => return hook::run(args).await,
+        Command::Hooks(command) => return hooks::run(&command),
         Command::Pending(args) => return answer::pending(args).await,
         Command::Answer(args) => return answer::answer(args).await,
         Command::Session(command) => return session::run(command).await,
