@@ -193,3 +193,50 @@ async fn the_session_end_takes_its_questions_out_of_the_inbox() {
     assert_ne!(pending(&server).await[0]["session_id"], session);
     let _ = DATABASE;
 }
+
+/// issue 47 item 2, under `--auth`: the hook asks with the person's token
+/// (CLARIFY_TOKEN) on a session of their own, the person answers in
+/// Clarify or at the terminal, and the terminal's answer is recorded as
+/// theirs; the session's end is theirs to make too.
+#[tokio::test]
+async fn under_auth_the_terminals_answer_is_the_persons() {
+    let server = TestServer::start_with_auth().await;
+    let token = server.token("alice").await;
+    let hook = HookRunner::new(BINARY, &server.url(""))
+        .with_token(&token)
+        .with_flags(&["--terminal-after", "0"]);
+    let asked = payload("claude-pretooluse-askuserquestion.json");
+    let out = hook.run(&asked).await;
+    assert_eq!(out.stdout, "", "{}", out.stderr);
+    let alice = server.as_token(&token);
+    let (_, page) = alice.get("/pending").await;
+    let pending_id = page["bundles"][0]["pending_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (_, bob_page) = server
+        .as_token(&server.token("bob").await)
+        .get("/pending")
+        .await;
+    assert_eq!(
+        bob_page["bundles"],
+        json!([]),
+        "another person never sees it"
+    );
+
+    let out = hook
+        .run(&next("claude-posttooluse-askuserquestion.json", &asked))
+        .await;
+    assert_eq!(out.stdout, "", "{}", out.stderr);
+    let (_, view) = alice.get(&format!("/clarification/{pending_id}")).await;
+    assert_eq!(view["answered_by"]["channel"], "terminal", "{view}");
+    assert_eq!(view["answered_by"]["user"], "alice", "{view}");
+
+    let mut again = next("claude-pretooluse-askuserquestion.json", &asked);
+    again["tool_use_id"] = json!("toolu_again");
+    assert_eq!(hook.run(&again).await.stdout, "");
+    let out = hook.run(&next("claude-sessionend.json", &asked)).await;
+    assert_eq!(out.stdout, "", "{}", out.stderr);
+    let (_, page) = alice.get("/pending").await;
+    assert_eq!(page["bundles"], json!([]), "{page}");
+}
