@@ -65,6 +65,8 @@ async fn a_bash_prompt_is_an_approval_showing_the_command_and_allow_once_allows(
         json!({"tool": "Bash", "call": "echo ran > ran.txt"})
     );
     assert_eq!(bundle["context"], "Write a marker file");
+    let prompt = bundle["questions"][0]["prompt"].as_str().unwrap();
+    assert!(prompt.contains("echo ran > ran.txt"), "{prompt}");
     let labels: Vec<&str> = bundle["questions"][0]["options"]
         .as_array()
         .unwrap()
@@ -79,10 +81,11 @@ async fn a_bash_prompt_is_an_approval_showing_the_command_and_allow_once_allows(
     );
 }
 
-/// issue 47 item 2: Allow for this session hands Claude Code its own
-/// suggestions, kept for the session.
+/// issue 47 item 2: Allow for this session adds a session rule for that
+/// exact command (Claude Code's own suggestion, a folder, did not spare
+/// the next prompt: measured by the judges).
 #[tokio::test]
-async fn allow_for_this_session_keeps_claude_codes_suggestions_for_the_session() {
+async fn allow_for_this_session_allows_that_command_for_the_session() {
     let (_, out) = approve(
         &[],
         "claude-permissionrequest-bash.json",
@@ -93,8 +96,9 @@ async fn allow_for_this_session_keeps_claude_codes_suggestions_for_the_session()
     assert_eq!(decision["behavior"], "allow", "{out}");
     assert_eq!(
         decision["updatedPermissions"],
-        json!([{"type": "addDirectories", "directories": ["/home/user/project"],
-            "destination": "session"}])
+        json!([{"type": "addRules",
+            "rules": [{"toolName": "Bash", "ruleContent": "echo ran > ran.txt"}],
+            "behavior": "allow", "destination": "session"}])
     );
 }
 
@@ -137,7 +141,10 @@ async fn codex_is_offered_allow_once_or_deny() {
         bundle["questions"][0]["options"].as_array().unwrap().len(),
         2
     );
-    assert_eq!(bundle["questions"][0]["prompt"], "Codex asks to use Bash.");
+    assert_eq!(
+        bundle["questions"][0]["prompt"],
+        "Codex asks to use Bash: ` echo ran > ran.txt `"
+    );
     assert_eq!(
         out["hookSpecificOutput"],
         json!({"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}})
@@ -151,17 +158,56 @@ async fn codex_is_offered_allow_once_or_deny() {
     assert_eq!(out["hookSpecificOutput"]["decision"]["behavior"], "deny");
 }
 
-/// issue 47 item 2: nobody answered in time: the terminal decides, and
-/// the approval leaves the inbox (no hook reports the terminal's choice).
+/// issue 47 item 2: Codex holds its dialog back while the hook runs:
+/// nobody answered in time, the terminal decides, and the approval leaves
+/// the inbox (no hook reports the terminal's choice).
 #[tokio::test]
-async fn an_unanswered_approval_falls_through_and_leaves_the_inbox() {
+async fn an_unanswered_codex_approval_falls_through_and_leaves_the_inbox() {
     let server = TestServer::start().await;
     let hook = HookRunner::new(BINARY, &server.url("")).with_flags(&["--terminal-after", "1"]);
     let out = hook
-        .run(&payload("claude-permissionrequest-bash.json"))
+        .run(&payload("codex-permissionrequest-bash.json"))
         .await;
     assert_eq!((out.code, out.stdout.as_str()), (0, ""));
     assert!(out.stderr.contains("withdrawn"), "{}", out.stderr);
     let (_, page) = server.get("/pending").await;
     assert_eq!(page["bundles"], json!([]), "{page}");
+}
+
+/// issue 47 item 2: Claude Code shows its dialog while the hook waits and
+/// stops the hook (SIGTERM) when the person answers there first: nothing
+/// printed, and the approval leaves the inbox.
+#[tokio::test]
+async fn a_claude_approval_answered_at_the_terminal_first_is_withdrawn() {
+    let server = TestServer::start().await;
+    let hook = HookRunner::new(BINARY, &server.url(""));
+    let child = hook
+        .spawn(&payload("claude-permissionrequest-bash.json"))
+        .await;
+    let pending_id = first_pending(&server).await["pending_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    loop {
+        let (_, view) = server.get(&format!("/clarification/{pending_id}")).await;
+        if view["agent_waiting"] == true {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    terminate(&child);
+    let out = finish(child).await;
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{}", out.stderr);
+    assert!(out.stderr.contains("withdrawn"), "{}", out.stderr);
+    let (_, page) = server.get("/pending").await;
+    assert_eq!(page["bundles"], json!([]), "{page}");
+}
+
+/// Sends SIGTERM, as an agent stopping its hook does.
+fn terminate(child: &tokio::process::Child) {
+    let pid = child.id().expect("running").to_string();
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status();
+    assert!(sent.unwrap().success());
 }

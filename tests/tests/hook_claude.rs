@@ -227,6 +227,7 @@ async fn each_conversation_is_one_clarify_session() {
     assert_eq!(hook.run(&first).await.stdout, "");
     let mut again = next("claude-pretooluse-askuserquestion.json", &first);
     again["tool_input"]["questions"][0]["question"] = json!("And which port?");
+    again["tool_use_id"] = json!("toolu_next");
     assert_eq!(hook.run(&again).await.stdout, "");
     let other = payload("claude-pretooluse-askuserquestion.json");
     assert_eq!(hook.run(&other).await.stdout, "");

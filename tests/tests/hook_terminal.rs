@@ -33,8 +33,10 @@ async fn pending(server: &TestServer) -> Vec<Value> {
 }
 
 /// issue 47 item 2: nobody answers in time, the terminal dialog takes
-/// over while the question stays open; the person's choice there settles
-/// it, answered by channel `terminal`, "at the terminal".
+/// over while the question stays open; Claude Code's permission prompt
+/// for it races the dialog and is stopped when the person answers there
+/// first; the person's choice settles it, answered by channel `terminal`,
+/// "at the terminal".
 #[tokio::test]
 async fn a_fall_through_then_the_terminals_answer_settles_it_as_terminal() {
     let server = TestServer::start().await;
@@ -47,11 +49,13 @@ async fn a_fall_through_then_the_terminals_answer_settles_it_as_terminal() {
     assert_eq!(open.len(), 1, "the question stays open elsewhere");
     let pending_id = open[0]["pending_id"].as_str().unwrap().to_owned();
 
-    // Claude Code's own dialog is a permission prompt: left to it.
     let prompt = next("claude-permissionrequest-askuserquestion.json", &asked);
-    let out = hook.run(&prompt).await;
+    let racing = hook.spawn(&prompt).await;
+    waited_on(&server, &pending_id).await;
+    terminate(&racing);
+    let out = finish(racing).await;
     assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{}", out.stderr);
-    assert_eq!(pending(&server).await.len(), 1);
+    assert_eq!(pending(&server).await.len(), 1, "still open for the report");
 
     let report = next("claude-posttooluse-askuserquestion.json", &asked);
     let out = hook.run(&report).await;
@@ -64,6 +68,64 @@ async fn a_fall_through_then_the_terminals_answer_settles_it_as_terminal() {
         view["response"]["answers"][0]["selected_options"],
         json!(["q1_opt2"])
     );
+}
+
+/// issue 47 item 2: the dialog is shown at once (`--terminal-after 0`)
+/// and the answer from Clarify still wins, through the permission
+/// prompt's hook racing it: the same bundle, answered as the tool's input.
+#[tokio::test]
+async fn with_the_dialog_shown_at_once_an_answer_from_clarify_still_wins() {
+    let server = TestServer::start().await;
+    let hook = HookRunner::new(BINARY, &server.url("")).with_flags(&["--terminal-after", "0"]);
+    let asked = payload("claude-pretooluse-askuserquestion.json");
+    assert_eq!(hook.run(&asked).await.stdout, "");
+    let racing = hook
+        .spawn(&next(
+            "claude-permissionrequest-askuserquestion.json",
+            &asked,
+        ))
+        .await;
+    let open = pending(&server).await;
+    assert_eq!(open.len(), 1, "one question, asked once");
+    let pending_id = open[0]["pending_id"].as_str().unwrap();
+    let body = json!({"answers": [{"question_id": "q1", "selected_options": ["q1_opt1"]}]});
+    assert_eq!(server.respond(pending_id, &body).await.0, 200);
+    let out = finish(racing).await;
+    let specific = &out.json["hookSpecificOutput"];
+    assert_eq!(
+        specific["hookEventName"], "PermissionRequest",
+        "{}",
+        out.stderr
+    );
+    assert_eq!(specific["decision"]["behavior"], "allow");
+    assert_eq!(
+        specific["decision"]["updatedInput"]["answers"],
+        json!({DATABASE: "PostgreSQL"})
+    );
+    assert_eq!(
+        specific["decision"]["updatedInput"]["questions"],
+        asked["tool_input"]["questions"]
+    );
+}
+
+/// Once the hook's process waits on `pending_id` (the agent's wait).
+async fn waited_on(server: &TestServer, pending_id: &str) {
+    loop {
+        let (_, view) = server.get(&format!("/clarification/{pending_id}")).await;
+        if view["agent_waiting"] == true {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
+/// Sends SIGTERM, as Claude Code stopping its hook does.
+fn terminate(child: &tokio::process::Child) {
+    let pid = child.id().expect("running").to_string();
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status();
+    assert!(sent.unwrap().success());
 }
 
 /// issue 47 item 2: the terminal's multi-select and free text settle as
@@ -191,7 +253,6 @@ async fn the_session_end_takes_its_questions_out_of_the_inbox() {
     assert_eq!(view["state"], "COMPLETED", "{view}");
     assert_eq!(hook.run(&asked).await.stdout, "");
     assert_ne!(pending(&server).await[0]["session_id"], session);
-    let _ = DATABASE;
 }
 
 /// issue 47 item 2, under `--auth`: the hook asks with the person's token

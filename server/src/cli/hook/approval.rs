@@ -32,10 +32,13 @@ pub fn bundle(payload: &Payload, agent: AgentKind) -> NewBundle {
     let description = payload.tool_input["description"]
         .as_str()
         .unwrap_or_default();
+    let call = call_text(&payload.tool_name, &payload.tool_input);
     NewBundle {
         questions: vec![NewQuestion {
             title: format!("Allow {tool}?"),
-            prompt: format!("{} asks to use {tool}.", agent.name()),
+            // The call's first line in the prompt too: every surface shows
+            // a prompt, not every one knows an approval's call.
+            prompt: format!("{} asks to use {tool}: {}", agent.name(), code_span(&call)),
             options: labels
                 .into_iter()
                 .map(|label| NewOption {
@@ -49,7 +52,7 @@ pub fn bundle(payload: &Payload, agent: AgentKind) -> NewBundle {
         kind: BundleKind::Approval,
         tool_call: Some(ToolCall {
             tool: tool.to_owned(),
-            call: call_text(&payload.tool_name, &payload.tool_input),
+            call,
         }),
         ..NewBundle::default()
     }
@@ -94,6 +97,20 @@ pub fn call_text(tool: &str, input: &Value) -> String {
     call.shown(MAX_CALL_RUNES)
 }
 
+/// `call`'s first line (200 characters at most) as a CommonMark code
+/// span: fenced by one backtick more than its longest run, so nothing in
+/// it becomes markup.
+fn code_span(call: &str) -> String {
+    let first = call.lines().next().unwrap_or_default();
+    let mut line: String = first.chars().take(200).collect();
+    if line.len() < call.trim_end().len() {
+        line.push('…');
+    }
+    let longest = line.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    format!("{fence} {line} {fence}")
+}
+
 /// The change as a diff of lines: every old line taken out, every new one
 /// put in (the agent gives the two texts, not a diff).
 fn diff(old: &str, new: &str) -> String {
@@ -134,9 +151,21 @@ fn deny(message: &str) -> Value {
     json!({"behavior": "deny", "message": message})
 }
 
-/// The rules "allow for this session" adds: Claude Code's own suggestions
-/// for the call, kept for the session only; else the tool itself.
+/// The rules "allow for this session" adds: for a command, that exact
+/// command (Claude Code's own suggestion may be only a folder, which did
+/// not spare the next prompt, as measured); else Claude Code's own
+/// suggestions (a domain for a fetch, accepting edits), kept for the
+/// session only; else the tool.
 fn for_this_session(payload: &Payload) -> Value {
+    let command = payload.tool_input["command"].as_str().unwrap_or_default();
+    if payload.tool_name == "Bash" && !command.trim().is_empty() {
+        return json!([{
+            "type": "addRules",
+            "rules": [{"toolName": "Bash", "ruleContent": command}],
+            "behavior": "allow",
+            "destination": "session",
+        }]);
+    }
     let suggested = payload
         .permission_suggestions
         .as_array()
@@ -177,5 +206,11 @@ mod tests {
         assert!(other.contains("\"table\": \"users\""), "{other}");
         let long = call_text("Bash", &json!({"command": "x".repeat(MAX_CALL_RUNES + 5)}));
         assert_eq!(long.chars().count(), MAX_CALL_RUNES);
+    }
+
+    #[test]
+    fn the_prompt_shows_the_calls_first_line_as_code() {
+        assert_eq!(code_span("echo ran > ran.txt"), "` echo ran > ran.txt `");
+        assert_eq!(code_span("a ``b`` c\nmore"), "``` a ``b`` c… ```");
     }
 }

@@ -11,7 +11,7 @@ use serde_json::json;
 use tokio::time::Instant;
 
 use super::state::{Held, Record};
-use super::{Hook, Quiet};
+use super::{Hold, Hook, Quiet};
 use crate::cli::mcp::project::Project;
 use crate::cli::mcp::session::{AgentSession, Open, Trouble};
 use crate::client::Client;
@@ -23,6 +23,11 @@ pub enum Waited {
     Settled(RespondBody),
     /// No answer within the time: the agent shows its own dialog.
     NotYet,
+    /// The agent stopped the hook.
+    Killed,
+    /// The bundle closed without an answer (cancelled, its session
+    /// ended), or the server refused the wait: why.
+    Closed(String),
 }
 
 /// Backoff between polls of a server that does not answer.
@@ -80,14 +85,29 @@ impl Hook {
         Client::new(&self.server, self.token.clone())
     }
 
+    /// The bundle an earlier hook of the same tool call asked (under one
+    /// of `keys`), on the conversation's recorded session.
+    pub(super) fn asked(&self, agent_session: &str, keys: &[String]) -> Option<(Open, String)> {
+        let record = self.held(agent_session).ok()?.read();
+        let pending_id = keys.iter().find_map(|k| record.asked.get(k))?.clone();
+        if record.session_id.is_empty() {
+            return None;
+        }
+        let open = Open {
+            agent: Client::new(&self.server, Some(record.agent_token)),
+            session_id: record.session_id,
+        };
+        Some((open, pending_id))
+    }
+
     /// Asks `bundle` on the conversation's session, made again once if the
-    /// server no longer knows the recorded one; records it under
-    /// `tool_use_id`. Returns the session and the bundle's id.
+    /// server no longer knows the recorded one; records it under `keys`.
+    /// Returns the session and the bundle's id.
     pub(super) async fn ask(
         &self,
         agent_session: &str,
         cwd: &str,
-        tool_use_id: &str,
+        keys: &[String],
         bundle: NewBundle,
     ) -> Result<(Open, String), Quiet> {
         clarify_core::validate_new_bundle(&bundle).map_err(|e| Quiet(e.to_string()))?;
@@ -108,12 +128,12 @@ impl Hook {
                 200 | 201 => {
                     let asked: api::Asked = serde_json::from_value(reply.1)
                         .map_err(|_| Quiet("the server answered the ask unexpectedly".into()))?;
-                    if !tool_use_id.is_empty() {
+                    if !keys.is_empty() {
                         let held = self.held(agent_session)?;
                         let mut record = held.read();
-                        record
-                            .asked
-                            .insert(tool_use_id.to_owned(), asked.pending_id.clone());
+                        for key in keys {
+                            record.asked.insert(key.clone(), asked.pending_id.clone());
+                        }
                         held.write(&record).map_err(Quiet)?;
                     }
                     return Ok((open, asked.pending_id));
@@ -129,57 +149,65 @@ impl Hook {
         }
     }
 
-    /// Waits for `pending_id`'s answer until `deadline`; past it, or with
-    /// the server gone, the bundle is detached (its answer, if one comes,
-    /// is kept) and the agent shows its own dialog.
-    pub(super) async fn wait(&self, open: &Open, pending_id: &str, deadline: Instant) -> Waited {
+    /// Waits for `pending_id`'s answer as `hold` says; past its time the
+    /// bundle is detached (an answer given later is kept, not handed to a
+    /// poll nobody reads). A server that does not answer is polled again
+    /// with backoff while there is time.
+    pub(super) async fn wait(&self, open: &Open, pending_id: &str, hold: Hold) -> Waited {
         let mut retry = RETRY_FIRST;
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
+            let left = match hold {
+                Hold::Until(deadline) => deadline.saturating_duration_since(Instant::now()),
+                Hold::Racing => Duration::from_secs(60),
+            };
             if left.is_zero() {
                 detach(open, pending_id).await;
                 return Waited::NotYet;
             }
             let seconds = left.as_secs().clamp(1, 60);
             let path = format!("/clarification/{pending_id}/wait?timeout={seconds}");
-            let reply = tokio::time::timeout(left, open.agent.get(&path)).await;
+            let reply = tokio::time::timeout(left + SLACK, open.agent.get(&path)).await;
             match reply {
                 Ok(Ok((200, body))) => match serde_json::from_value(body) {
                     Ok(body) => return Waited::Settled(body),
-                    Err(_) => return Waited::NotYet,
+                    Err(_) => {
+                        return Waited::Closed("the server's answer could not be read".into());
+                    }
                 },
                 Ok(Ok((504, _))) | Err(_) => retry = RETRY_FIRST,
-                Ok(Ok((status, _))) if status >= 500 => {
-                    tokio::time::sleep(retry.min(left)).await;
-                    retry = (retry * 2).min(RETRY_MOST);
-                }
-                Ok(Err(_)) => {
-                    tokio::time::sleep(retry.min(left)).await;
-                    retry = (retry * 2).min(RETRY_MOST);
-                }
-                // Closed (cancelled, the session ended) or refused: the
-                // agent asks its person itself.
+                Ok(Ok((status, _))) if status >= 500 => backoff(&mut retry, left).await,
+                Ok(Err(_)) => backoff(&mut retry, left).await,
                 Ok(Ok(reply)) => {
-                    crate::cli::hook::say(&format!(
+                    return Waited::Closed(format!(
                         "the question closed without an answer: {}",
                         crate::client::error_text(&reply)
                     ));
-                    return Waited::NotYet;
                 }
             }
         }
     }
 }
 
+/// What a poll may take past the time it asked to block.
+const SLACK: Duration = Duration::from_secs(5);
+
+/// Sleeps `retry` (at most `left`) and doubles it.
+async fn backoff(retry: &mut Duration, left: Duration) {
+    tokio::time::sleep((*retry).min(left)).await;
+    *retry = (*retry * 2).min(RETRY_MOST);
+}
+
 impl Hook {
-    /// Drops `tool_use_id` from the conversation's record.
-    pub(super) fn forget(&self, agent_session: &str, tool_use_id: &str) {
-        if tool_use_id.is_empty() {
+    /// Drops `keys` from the conversation's record.
+    pub(super) fn forget(&self, agent_session: &str, keys: &[String]) {
+        if keys.is_empty() {
             return;
         }
         if let Ok(held) = self.held(agent_session) {
             let mut record = held.read();
-            if record.asked.remove(tool_use_id).is_some() {
+            let before = record.asked.len();
+            record.asked.retain(|key, _| !keys.contains(key));
+            if record.asked.len() != before {
                 let _ = held.write(&record);
             }
         }

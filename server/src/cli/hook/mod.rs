@@ -93,7 +93,15 @@ struct Hook {
     terminal_after: Duration,
     agent: AgentKind,
     state_dir: PathBuf,
+    /// SIGTERM, listened for from the start: one sent while the hook
+    /// still asks is seen when it waits.
+    stopped: tokio::sync::Mutex<Option<Stop>>,
 }
+
+#[cfg(unix)]
+type Stop = tokio::signal::unix::Signal;
+#[cfg(not(unix))]
+type Stop = ();
 
 /// Runs one hook call; always exits 0 (a failing hook must not block the
 /// agent: it falls back to its own dialog).
@@ -105,6 +113,7 @@ pub async fn run(args: HookArgs) -> ExitCode {
         terminal_after: Duration::from_secs(args.terminal_after),
         agent: args.agent,
         state_dir: args.state_dir.unwrap_or_else(state::default_dir),
+        stopped: tokio::sync::Mutex::new(stop()),
     };
     let mut input = String::new();
     let answer = match std::io::stdin().read_to_string(&mut input) {
@@ -142,24 +151,46 @@ pub fn declined(reason: &str) -> String {
 
 impl Hook {
     async fn handle(&self, payload: &Payload) -> Result<Option<Value>, Quiet> {
+        // Codex's payloads carry a turn id: never offer it what it refuses.
+        let agent = if payload.turn_id.is_empty() {
+            self.agent
+        } else {
+            AgentKind::Codex
+        };
+        let held_back = Hold::Until(Instant::now() + self.terminal_after);
+        // Claude Code shows its dialog while a PermissionRequest hook runs
+        // and takes whichever answer comes first, killing the hook when the
+        // terminal's does (measured: docs/DESIGN.md "Agent hooks"); Codex
+        // holds its dialog back until the hook returns.
+        let racing = if agent == AgentKind::Claude {
+            Hold::Racing
+        } else {
+            held_back
+        };
         match (payload.hook_event_name.as_str(), payload.tool_name.as_str()) {
             ("PreToolUse", "AskUserQuestion") => {
                 let bundle = questions::bundle(&payload.tool_input).map_err(Quiet)?;
                 let body = self
-                    .ask_and_wait(payload, bundle, AfterWait::KeepOpen)
+                    .ask_and_wait(payload, bundle, held_back, AfterWait::KeepOpen)
                     .await?;
-                Ok(Some(questions::output(&payload.tool_input, &body)))
+                Ok(Some(questions::pre_tool_use(&payload.tool_input, &body)))
             }
-            // Claude Code's dialog for AskUserQuestion is a permission
-            // prompt too: it comes only once the PreToolUse hook fell
-            // through, and the question is already open in Clarify.
-            ("PermissionRequest", "AskUserQuestion") => Ok(None),
-            ("PermissionRequest", _) => {
-                let bundle = approval::bundle(payload, self.agent);
+            ("PermissionRequest", "AskUserQuestion") if agent == AgentKind::Claude => {
+                let bundle = questions::bundle(&payload.tool_input).map_err(Quiet)?;
                 let body = self
-                    .ask_and_wait(payload, bundle, AfterWait::Withdraw)
+                    .ask_and_wait(payload, bundle, racing, AfterWait::KeepOpen)
                     .await?;
-                Ok(Some(approval::output(payload, self.agent, &body)))
+                Ok(Some(questions::permission_request(
+                    &payload.tool_input,
+                    &body,
+                )))
+            }
+            ("PermissionRequest", _) => {
+                let bundle = approval::bundle(payload, agent);
+                let body = self
+                    .ask_and_wait(payload, bundle, racing, AfterWait::Withdraw)
+                    .await?;
+                Ok(Some(approval::output(payload, agent, &body)))
             }
             ("PostToolUse", "AskUserQuestion") => {
                 self.report_terminal(payload).await.map(|()| None)
@@ -171,42 +202,82 @@ impl Hook {
         }
     }
 
-    /// Asks `bundle` and waits up to `--terminal-after`; past it, the
-    /// agent shows its own dialog and the bundle is `after` the wait.
+    /// Asks `bundle` (or finds it asked already by an earlier hook of the
+    /// same call) and waits as `hold` says; unanswered, the agent's own
+    /// dialog decides and the bundle is `after` the wait.
     async fn ask_and_wait(
         &self,
         payload: &Payload,
         bundle: clarify_core::NewBundle,
+        hold: Hold,
         after: AfterWait,
     ) -> Result<clarify_core::RespondBody, Quiet> {
-        let deadline = Instant::now() + self.terminal_after;
-        let (open, pending_id) = self
-            .ask(
-                &payload.session_id,
-                &payload.cwd,
-                &payload.tool_use_id,
-                bundle,
-            )
-            .await?;
-        match self.wait(&open, &pending_id, deadline).await {
+        let keys = state::keys(payload);
+        let asked = match self.asked(&payload.session_id, &keys) {
+            Some(asked) => asked,
+            None => {
+                self.ask(&payload.session_id, &payload.cwd, &keys, bundle)
+                    .await?
+            }
+        };
+        let (open, pending_id) = asked;
+        let waited = tokio::select! {
+            waited = self.wait(&open, &pending_id, hold) => waited,
+            () = self.killed() => Waited::Killed,
+        };
+        let why = match waited {
             Waited::Settled(body) => {
                 // Answered here: the PostToolUse that follows has nothing
                 // to report.
-                self.forget(&payload.session_id, &payload.tool_use_id);
-                Ok(body)
+                self.forget(&payload.session_id, &keys);
+                return Ok(body);
             }
-            Waited::NotYet if after == AfterWait::Withdraw => {
-                self.withdraw(&open, &pending_id).await;
-                Err(Quiet(format!(
-                    "no answer to {pending_id} within {}s; withdrawn, the terminal decides",
-                    self.terminal_after.as_secs()
-                )))
-            }
-            Waited::NotYet => Err(Quiet(format!(
-                "no answer to {pending_id} within {}s; it stays open in Clarify",
+            Waited::NotYet => format!(
+                "no answer to {pending_id} within {}s",
                 self.terminal_after.as_secs()
-            ))),
+            ),
+            Waited::Killed => format!("stopped by the agent while {pending_id} waited"),
+            Waited::Closed(why) => return Err(Quiet(why)),
+        };
+        if after == AfterWait::Withdraw {
+            self.withdraw(&open, &pending_id).await;
+            return Err(Quiet(format!("{why}; withdrawn, the terminal decides")));
         }
+        Err(Quiet(format!("{why}; it stays open in Clarify")))
+    }
+}
+
+/// How long a hook waits for an answer from elsewhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hold {
+    /// Until then: the agent's dialog is held back meanwhile.
+    Until(Instant),
+    /// Until the agent stops the hook: its dialog is shown meanwhile.
+    Racing,
+}
+
+#[cfg(unix)]
+fn stop() -> Option<Stop> {
+    tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok()
+}
+
+#[cfg(not(unix))]
+fn stop() -> Option<Stop> {
+    None
+}
+
+impl Hook {
+    /// The agent stopped the hook (SIGTERM: the terminal answered first,
+    /// or its `timeout` ran out).
+    async fn killed(&self) {
+        let mut stop = self.stopped.lock().await;
+        #[cfg(unix)]
+        if let Some(term) = stop.as_mut() {
+            term.recv().await;
+            return;
+        }
+        let _ = &mut stop;
+        std::future::pending::<()>().await;
     }
 }
 

@@ -14,6 +14,8 @@ pub struct Payload {
     pub hook_event_name: String,
     /// The agent's conversation: one Clarify session each.
     pub session_id: String,
+    /// Codex's turn (Claude Code sends none): tells the agents apart.
+    pub turn_id: String,
     /// Where the agent works: names the project's task.
     pub cwd: String,
     /// The tool called (`AskUserQuestion`, `Bash`, `Edit`, …).

@@ -51,15 +51,38 @@ fn text(value: &Value) -> String {
     value.as_str().unwrap_or_default().to_owned()
 }
 
-/// The hook's answer for a settled bundle asked from `tool_input`.
+/// `PreToolUse`'s answer for a settled bundle asked from `tool_input`:
+/// allowed with the answers, or denied with the reason the model reads.
 #[must_use]
-pub fn output(tool_input: &Value, body: &RespondBody) -> Value {
+pub fn pre_tool_use(tool_input: &Value, body: &RespondBody) -> Value {
+    let specific = match updated_input(tool_input, body) {
+        Ok(updated) => json!({"hookEventName": "PreToolUse",
+            "permissionDecision": "allow", "updatedInput": updated}),
+        Err(reason) => json!({"hookEventName": "PreToolUse",
+            "permissionDecision": "deny", "permissionDecisionReason": reason}),
+    };
+    json!({"hookSpecificOutput": specific})
+}
+
+/// `PermissionRequest`'s answer (Claude Code's dialog for the same call):
+/// allowed with the answers as the tool's input, or denied with the reason.
+#[must_use]
+pub fn permission_request(tool_input: &Value, body: &RespondBody) -> Value {
+    let decision = match updated_input(tool_input, body) {
+        Ok(updated) => json!({"behavior": "allow", "updatedInput": updated}),
+        Err(reason) => json!({"behavior": "deny", "message": reason}),
+    };
+    json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}})
+}
+
+/// The tool's input with `answers`, or why there are none.
+fn updated_input(tool_input: &Value, body: &RespondBody) -> Result<Value, String> {
     let response = &body.response;
     if response.rejected {
-        return deny(&super::declined(&response.reject_reason));
+        return Err(super::declined(&response.reject_reason));
     }
     if body.status == Status::Expired && response.answers.is_empty() {
-        return deny(super::NO_ANSWER_IN_TIME);
+        return Err(super::NO_ANSWER_IN_TIME.to_owned());
     }
     let asked = tool_input["questions"]
         .as_array()
@@ -92,19 +115,7 @@ pub fn output(tool_input: &Value, body: &RespondBody) -> Value {
     }
     let mut updated = tool_input.clone();
     updated["answers"] = Value::Object(answers);
-    json!({"hookSpecificOutput": {
-        "hookEventName": "PreToolUse",
-        "permissionDecision": "allow",
-        "updatedInput": updated,
-    }})
-}
-
-fn deny(reason: &str) -> Value {
-    json!({"hookSpecificOutput": {
-        "hookEventName": "PreToolUse",
-        "permissionDecision": "deny",
-        "permissionDecisionReason": reason,
-    }})
+    Ok(updated)
 }
 
 /// What the person chose at the terminal, from a `PostToolUse` report of

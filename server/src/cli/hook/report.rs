@@ -15,12 +15,13 @@ impl Hook {
     /// was chosen at the terminal. An answer from elsewhere that won
     /// first stands (the agent already had it).
     pub(super) async fn report_terminal(&self, payload: &super::Payload) -> Result<(), Quiet> {
+        let keys = super::state::keys(payload);
         let held = self.held(&payload.session_id)?;
         let record = held.read();
         drop(held);
         // None when the hook answered it (Claude Code reports that answer
         // too) or nothing was asked: nothing to settle.
-        let Some(pending_id) = record.asked.get(&payload.tool_use_id) else {
+        let Some(pending_id) = keys.iter().find_map(|k| record.asked.get(k)) else {
             return Ok(());
         };
         let submission = questions::submission(&payload.tool_input, &payload.tool_response)
@@ -29,10 +30,7 @@ impl Hook {
             .at_the_terminal();
         let path = format!("/clarification/{pending_id}/respond");
         let reply = agent.post(&path, &submission).await.map_err(Quiet)?;
-        let held = self.held(&payload.session_id)?;
-        let mut record = held.read();
-        record.asked.remove(&payload.tool_use_id);
-        held.write(&record).map_err(Quiet)?;
+        self.forget(&payload.session_id, &keys);
         match reply.0 {
             200 => Ok(()),
             // Closed meanwhile (expired, the session ended): nothing to do.

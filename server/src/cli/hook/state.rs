@@ -96,6 +96,22 @@ impl Held {
     }
 }
 
+/// The keys a tool call's bundle is recorded under: its `tool_use_id`
+/// (`PreToolUse` and `PostToolUse` carry it) and, for `AskUserQuestion`,
+/// its questions (Claude Code's `PermissionRequest` carries no id).
+#[must_use]
+pub fn keys(payload: &super::Payload) -> Vec<String> {
+    let mut keys = Vec::new();
+    if !payload.tool_use_id.is_empty() {
+        keys.push(payload.tool_use_id.clone());
+    }
+    if payload.tool_name == "AskUserQuestion" {
+        let questions = payload.tool_input["questions"].to_string();
+        keys.push(format!("questions:{}", hex(&Sha256::digest(questions))));
+    }
+    keys
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().take(16).map(|b| format!("{b:02x}")).collect()
 }
