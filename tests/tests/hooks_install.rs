@@ -83,13 +83,18 @@ fn claude_project_install_merges_is_idempotent_keeps_a_backup_and_uninstalls_exa
     assert_eq!(pre[0].1, "./lint.sh");
     assert_eq!(pre[1].0, "AskUserQuestion");
     assert!(
-        pre[1].1.starts_with(BINARY) && pre[1].1.ends_with(" hook --terminal-after 90"),
+        pre[1].1.starts_with(BINARY) && pre[1].1.ends_with(" hook --terminal-after 0"),
         "{}",
         pre[1].1
     );
     assert_eq!(
-        pre[1].2, 150,
+        pre[1].2, 60,
         "the agent never kills a wait before it falls through"
+    );
+    assert_eq!(
+        commands(&installed, "PermissionRequest")[0].2,
+        3_600,
+        "it races the dialog"
     );
     assert_eq!(commands(&installed, "PostToolUse")[0].0, "AskUserQuestion");
     assert_eq!(commands(&installed, "PermissionRequest")[0].0, "*");
@@ -163,9 +168,17 @@ fn codex_install_writes_its_hooks_file_and_says_to_trust_them() {
     let permission = commands(&installed, "PermissionRequest");
     assert_eq!(permission.len(), 1);
     assert!(
-        permission[0].1.contains(" hook --agent codex "),
+        permission[0]
+            .1
+            .contains(" hook --agent codex --terminal-after 90"),
         "{}",
         permission[0].1
+    );
+    assert_eq!(permission[0].2, 150);
+    assert_eq!(
+        commands(&installed, "SessionEnd")[0].2,
+        3,
+        "Codex clamps it to 3 s"
     );
     assert!(installed["hooks"].get("PreToolUse").is_none());
     assert_eq!(commands(&installed, "SessionEnd").len(), 1);

@@ -17,6 +17,14 @@ use serde_json::Value;
 
 use settings::Entry;
 
+/// Seconds Claude Code lets a permission prompt's hook wait for an answer
+/// from elsewhere while its own dialog is shown.
+const RACING: u64 = 3_600;
+
+/// Codex clamps a `SessionEnd` hook's timeout to 3 s (measured): asked
+/// for no more, it says nothing of it.
+const CODEX_SESSION_END: u64 = 3;
+
 /// `clarify hooks …`.
 #[derive(Debug, Subcommand)]
 pub enum HooksCommand {
@@ -42,10 +50,14 @@ pub struct HooksArgs {
     /// Print the file as it would be written; change nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// The hooks' `--terminal-after` (see `clarify hook --help`).
-    #[arg(long, value_name = "SECONDS", default_value_t = 90,
+    /// The hooks' `--terminal-after` (see `clarify hook --help`): how long
+    /// a hook holding the agent's dialog back waits for an answer from
+    /// elsewhere. 0 for Claude Code by default (its permission prompt
+    /// races the dialog shown at once), 90 for Codex (it holds its dialog
+    /// back while its hook runs).
+    #[arg(long, value_name = "SECONDS",
           value_parser = clap::value_parser!(u64).range(0..=86_400))]
-    pub terminal_after: u64,
+    pub terminal_after: Option<u64>,
     /// A server the hooks ask (written into the command); otherwise they
     /// read CLARIFY_SERVER from the agent's environment. Tokens are never
     /// written: set CLARIFY_TOKEN where the agent runs.
@@ -123,18 +135,28 @@ fn apply(args: &HooksArgs, install: bool) -> Result<String, String> {
     Ok(told)
 }
 
-/// What each agent's hooks are: the wait holds the agent up to
-/// `--terminal-after`, and its `timeout` is a minute more, so the agent
-/// never kills a hook that is about to fall through on its own.
+/// `--terminal-after` as given, else the agent's default.
+fn terminal_after(args: &HooksArgs) -> u64 {
+    args.terminal_after.unwrap_or(match args.agent {
+        crate::cli::hook::AgentKind::Claude => 0,
+        crate::cli::hook::AgentKind::Codex => 90,
+    })
+}
+
+/// What each agent's hooks are. A hook that holds the dialog back waits
+/// up to `--terminal-after`, and its `timeout` is a minute more, so the
+/// agent never kills one about to fall through on its own; Claude Code's
+/// permission prompt races its dialog, so it may wait an hour.
 fn entries(args: &HooksArgs) -> Vec<Entry> {
-    let waits = args.terminal_after + 60;
-    let short = 30;
+    let claude = args.agent == crate::cli::hook::AgentKind::Claude;
+    let waits = terminal_after(args) + 60;
+    let short = if claude { 30 } else { CODEX_SESSION_END };
     let mut entries = vec![Entry {
         event: "PermissionRequest",
         matcher: Some("*"),
-        timeout: waits,
+        timeout: if claude { RACING } else { waits },
     }];
-    if args.agent == crate::cli::hook::AgentKind::Claude {
+    if claude {
         entries.insert(
             0,
             Entry {
@@ -167,7 +189,7 @@ fn command(args: &HooksArgs) -> Result<String, String> {
     }
     words.extend([
         "--terminal-after".to_owned(),
-        args.terminal_after.to_string(),
+        terminal_after(args).to_string(),
     ]);
     if let Some(server) = &args.server {
         words.extend(["--server".to_owned(), server.clone()]);
