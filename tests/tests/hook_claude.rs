@@ -58,12 +58,16 @@ async fn pending_count(server: &TestServer) -> usize {
 
 const DATABASE: &str = "Which database should the service use?";
 
+/// `PreToolUse` holding Claude Code's dialog back a minute: answered
+/// from Clarify meanwhile, the dialog never shows.
+const HOLD: &[&str] = &["--terminal-after", "60"];
+
 /// issue 47 item 2: AskUserQuestion answered in Clarify becomes the
 /// tool's `answers`, the questions echoed unchanged.
 #[tokio::test]
 async fn an_answer_in_clarify_becomes_the_tools_answers() {
     let server = TestServer::start().await;
-    let hook = HookRunner::new(BINARY, &server.url(""));
+    let hook = HookRunner::new(BINARY, &server.url("")).with_flags(HOLD);
     let asked = payload("claude-pretooluse-askuserquestion.json");
     let child = hook.spawn(&asked).await;
     let bundle = waiting(&server, DATABASE).await;
@@ -101,7 +105,7 @@ async fn an_answer_in_clarify_becomes_the_tools_answers() {
 #[tokio::test]
 async fn multi_select_free_text_and_quoted_questions_come_back_as_the_dialog_gives_them() {
     let server = TestServer::start().await;
-    let hook = HookRunner::new(BINARY, &server.url(""));
+    let hook = HookRunner::new(BINARY, &server.url("")).with_flags(HOLD);
     let mut asked = payload("claude-pretooluse-askuserquestion.json");
     let recorded = fixture("claude-posttooluse-askuserquestion-multi-freetext-terminal.json");
     asked["tool_input"] = json!({"questions": recorded["tool_input"]["questions"]});
@@ -128,7 +132,7 @@ async fn multi_select_free_text_and_quoted_questions_come_back_as_the_dialog_giv
 #[tokio::test]
 async fn a_decline_is_a_denial_carrying_the_reason() {
     let server = TestServer::start().await;
-    let hook = HookRunner::new(BINARY, &server.url(""));
+    let hook = HookRunner::new(BINARY, &server.url("")).with_flags(HOLD);
     let child = hook
         .spawn(&payload("claude-pretooluse-askuserquestion.json"))
         .await;
@@ -159,7 +163,7 @@ async fn an_expiry_is_no_answer_in_time_never_a_choice() {
         ..clarify_server::Config::default()
     })
     .await;
-    let hook = HookRunner::new(BINARY, &server.url(""));
+    let hook = HookRunner::new(BINARY, &server.url("")).with_flags(HOLD);
     let out = hook
         .run(&payload("claude-pretooluse-askuserquestion.json"))
         .await;
@@ -200,7 +204,7 @@ async fn never_stall_never_guess_failures_fall_back_to_the_agents_dialog() {
         out.stderr
     );
 
-    let hook = HookRunner::new(BINARY, &server.url(""));
+    let hook = HookRunner::new(BINARY, &server.url("")).with_flags(HOLD);
     for text in ["", "not json", "{\"session_id\": \"s\"}", "[1,2]"] {
         let out = hook.run_text(text).await;
         assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{text}");

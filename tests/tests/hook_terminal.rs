@@ -163,7 +163,7 @@ async fn the_terminals_multi_select_and_free_text_are_read_back_as_options_and_t
 #[tokio::test]
 async fn the_report_of_the_hooks_own_answer_changes_nothing() {
     let server = TestServer::start().await;
-    let hook = HookRunner::new(BINARY, &server.url(""));
+    let hook = HookRunner::new(BINARY, &server.url("")).with_flags(&["--terminal-after", "60"]);
     let asked = payload("claude-pretooluse-askuserquestion.json");
     let child = hook.spawn(&asked).await;
     let pending_id = loop {

@@ -46,12 +46,14 @@ pub struct HookArgs {
     /// The workspace (its id) the project's task is made in.
     #[arg(long, env = "CLARIFY_WORKSPACE")]
     pub workspace: Option<String>,
-    /// Seconds to wait for an answer from elsewhere before the agent shows
-    /// its own dialog in the terminal (the question stays open everywhere
-    /// else; the first answer wins); 0 shows it at once.
+    /// Seconds a hook that holds the agent's dialog back waits for an
+    /// answer from elsewhere before the dialog shows (the question stays
+    /// open everywhere else; the first answer wins). By default 0 for
+    /// Claude Code, whose permission prompt's hook races its dialog, and
+    /// 90 for Codex, which holds its dialog back while its hook runs.
     #[arg(long, value_name = "SECONDS", env = "CLARIFY_HOOK_TERMINAL_AFTER",
-          default_value_t = 90, value_parser = clap::value_parser!(u64).range(0..=86_400))]
-    pub terminal_after: u64,
+          value_parser = clap::value_parser!(u64).range(0..=86_400))]
+    pub terminal_after: Option<u64>,
     /// The agent whose hook this is: `claude` (Claude Code) or `codex`.
     #[arg(long, value_enum, default_value_t = AgentKind::Claude)]
     pub agent: AgentKind,
@@ -70,6 +72,15 @@ pub enum AgentKind {
 }
 
 impl AgentKind {
+    /// `--terminal-after` as given, else this agent's default.
+    #[must_use]
+    pub fn terminal_after(self, given: Option<Duration>) -> Duration {
+        given.unwrap_or(match self {
+            Self::Claude => Duration::ZERO,
+            Self::Codex => Duration::from_secs(90),
+        })
+    }
+
     /// How the session and the approvals name it.
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -90,7 +101,7 @@ struct Hook {
     server: String,
     token: Option<String>,
     workspace: Option<String>,
-    terminal_after: Duration,
+    terminal_after: Option<Duration>,
     agent: AgentKind,
     state_dir: PathBuf,
     /// SIGTERM, listened for from the start: one sent while the hook
@@ -110,7 +121,7 @@ pub async fn run(args: HookArgs) -> ExitCode {
         server: args.server.trim_end_matches('/').to_owned(),
         token: args.token.filter(|t| !t.trim().is_empty()),
         workspace: args.workspace.filter(|w| !w.trim().is_empty()),
-        terminal_after: Duration::from_secs(args.terminal_after),
+        terminal_after: args.terminal_after.map(Duration::from_secs),
         agent: args.agent,
         state_dir: args.state_dir.unwrap_or_else(state::default_dir),
         stopped: tokio::sync::Mutex::new(stop()),
@@ -157,7 +168,7 @@ impl Hook {
         } else {
             AgentKind::Codex
         };
-        let held_back = Hold::Until(Instant::now() + self.terminal_after);
+        let held_back = Hold::Until(Instant::now() + agent.terminal_after(self.terminal_after));
         // Claude Code shows its dialog while a PermissionRequest hook runs
         // and takes whichever answer comes first, killing the hook when the
         // terminal's does (measured: docs/DESIGN.md "Agent hooks"); Codex
@@ -232,10 +243,7 @@ impl Hook {
                 self.forget(&payload.session_id, &keys);
                 return Ok(body);
             }
-            Waited::NotYet => format!(
-                "no answer to {pending_id} within {}s",
-                self.terminal_after.as_secs()
-            ),
+            Waited::NotYet => format!("no answer to {pending_id} in time"),
             Waited::Killed => format!("stopped by the agent while {pending_id} waited"),
             Waited::Closed(why) => return Err(Quiet(why)),
         };

@@ -137,10 +137,9 @@ fn apply(args: &HooksArgs, install: bool) -> Result<String, String> {
 
 /// `--terminal-after` as given, else the agent's default.
 fn terminal_after(args: &HooksArgs) -> u64 {
-    args.terminal_after.unwrap_or(match args.agent {
-        crate::cli::hook::AgentKind::Claude => 0,
-        crate::cli::hook::AgentKind::Codex => 90,
-    })
+    args.agent
+        .terminal_after(args.terminal_after.map(std::time::Duration::from_secs))
+        .as_secs()
 }
 
 /// What each agent's hooks are. A hook that holds the dialog back waits
@@ -179,7 +178,7 @@ fn entries(args: &HooksArgs) -> Vec<Entry> {
     entries
 }
 
-/// `/path/to/clarify hook [--agent codex] --terminal-after N [--server URL]`.
+/// `/path/to/clarify hook [--agent codex] [--terminal-after N] [--server URL]`.
 fn command(args: &HooksArgs) -> Result<String, String> {
     let program =
         std::env::current_exe().map_err(|e| format!("cannot tell where this clarify is: {e}"))?;
@@ -187,10 +186,11 @@ fn command(args: &HooksArgs) -> Result<String, String> {
     if args.agent == crate::cli::hook::AgentKind::Codex {
         words.extend(["--agent".to_owned(), "codex".to_owned()]);
     }
-    words.extend([
-        "--terminal-after".to_owned(),
-        terminal_after(args).to_string(),
-    ]);
+    // Left out unless given: CLARIFY_HOOK_TERMINAL_AFTER where the agent
+    // runs then decides, else the agent's default.
+    if let Some(seconds) = args.terminal_after {
+        words.extend(["--terminal-after".to_owned(), seconds.to_string()]);
+    }
     if let Some(server) = &args.server {
         words.extend(["--server".to_owned(), server.clone()]);
     }
