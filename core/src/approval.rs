@@ -92,8 +92,9 @@ pub fn check_tool_call(
         (BundleKind::Approval, Some(call)) => call,
     };
     let field = FieldPath::root("tool_call");
+    // Judged as sent, before the trim, as the contract's maxLength says.
+    text(&call.tool, field.clone().dot("tool"), MAX_TOOL_RUNES)?;
     let tool = call.tool.trim();
-    text(tool, field.clone().dot("tool"), MAX_TOOL_RUNES)?;
     text(call.call.as_str(), field.dot("call"), MAX_CALL_RUNES)?;
     Ok(Some(ToolCall {
         tool: String::from(tool),

@@ -80,6 +80,7 @@ pub struct NewBundle {
     pub assignee: String,
     /// `question` (the default) or `approval` (issue 47): whether to allow
     /// the tool call in `tool_call`, shown as code before the options.
+    #[cfg_attr(feature = "openapi", schema(nullable))]
     #[serde(
         deserialize_with = "null_as_default",
         skip_serializing_if = "BundleKind::is_question"

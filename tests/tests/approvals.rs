@@ -68,10 +68,14 @@ async fn a_wrong_approval_is_refused_naming_the_field() {
     on_question.as_object_mut().unwrap().remove("kind");
     let mut no_tool = approval("ls");
     no_tool["tool_call"]["tool"] = json!(" ");
+    // Judged as sent, before the trim, as the contract's maxLength says.
+    let mut padded = approval("ls");
+    padded["tool_call"]["tool"] = json!(format!("  {}", "a".repeat(199)));
     let cases = [
         (no_call, "tool_call: "),
         (on_question, "tool_call: "),
         (no_tool, "tool_call.tool: "),
+        (padded, "tool_call.tool: "),
         (approval(&"x".repeat(20_001)), "tool_call.call: "),
         (approval("a\u{0}b"), "tool_call.call: "),
     ];
