@@ -12,6 +12,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use sha2::{Digest, Sha256};
 
+use crate::approval::ToolCall;
 use crate::listing::ListedQuestion;
 use crate::question::{Question, QuestionOption};
 
@@ -75,8 +76,27 @@ fn canonical<Q: Asks>(questions: &[Q]) -> Vec<u8> {
 /// SHA-256, and even then [`alike`] decides.
 #[must_use]
 pub fn similar_key<Q: Asks>(questions: &[Q]) -> String {
+    hex_key(&canonical(questions))
+}
+
+/// [`similar_key`] of a bundle that may be an approval (issue 47): the
+/// call is part of what it asks, so approvals of two different calls never
+/// share a key, and a question's key is unchanged.
+#[must_use]
+pub fn similar_key_of<Q: Asks>(questions: &[Q], call: Option<&ToolCall>) -> String {
+    let mut bytes = canonical(questions);
+    if let Some(call) = call {
+        for text in [call.tool.as_str(), call.call.as_str()] {
+            bytes.extend_from_slice(&(text.len() as u64).to_le_bytes());
+            bytes.extend_from_slice(text.as_bytes());
+        }
+    }
+    hex_key(&bytes)
+}
+
+fn hex_key(bytes: &[u8]) -> String {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let digest = Sha256::digest(canonical(questions));
+    let digest = Sha256::digest(bytes);
     digest[..16]
         .iter()
         .flat_map(|b| [HEX[usize::from(b >> 4)], HEX[usize::from(b & 15)]])
@@ -94,7 +114,8 @@ pub fn alike<Q: Asks>(a: &[Q], b: &[Q]) -> bool {
 mod tests {
     use alloc::vec;
 
-    use super::{alike, similar_key};
+    use super::{alike, similar_key, similar_key_of};
+    use crate::approval::ToolCall;
     use crate::listing::ListedQuestion;
     use crate::question::QuestionOption;
 
@@ -140,5 +161,21 @@ mod tests {
         let moved = vec![question("a", &["bc"])];
         assert_ne!(similar_key(&split), similar_key(&moved));
         assert!(!alike::<ListedQuestion>(&[], &[]));
+    }
+
+    /// issue 47: a question's key is unchanged; approvals of two calls
+    /// never share one.
+    #[test]
+    fn an_approvals_call_is_part_of_its_key() {
+        let a = vec![question("Allow Bash?", &["Allow once", "Deny"])];
+        let call = |c: &str| ToolCall {
+            tool: "Bash".into(),
+            call: c.into(),
+        };
+        assert_eq!(similar_key_of(&a, None), similar_key(&a));
+        let test = similar_key_of(&a, Some(&call("npm test")));
+        assert_ne!(test, similar_key(&a));
+        assert_eq!(test, similar_key_of(&a, Some(&call("npm test"))));
+        assert_ne!(test, similar_key_of(&a, Some(&call("npm publish"))));
     }
 }

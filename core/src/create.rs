@@ -10,6 +10,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
+use crate::approval::{BundleKind, ToolCall, check_tool_call};
 use crate::field::FieldPath;
 use crate::question::{Question, QuestionOption};
 use crate::runes::rune_count;
@@ -77,6 +78,18 @@ pub struct NewBundle {
         skip_serializing_if = "String::is_empty"
     )]
     pub assignee: String,
+    /// `question` (the default) or `approval` (issue 47): whether to allow
+    /// the tool call in `tool_call`, shown as code before the options.
+    #[cfg_attr(feature = "openapi", schema(nullable))]
+    #[serde(
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "BundleKind::is_question"
+    )]
+    pub kind: BundleKind,
+    /// An approval's tool call; absent for a question.
+    #[cfg_attr(feature = "openapi", schema(nullable))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_call: Option<ToolCall>,
 }
 
 /// A question as an agent submits it.
@@ -166,6 +179,8 @@ pub struct BundleSpec {
     pub context: String,
     /// Who it is for, trimmed; `""` for nobody in particular.
     pub assignee: String,
+    /// An approval's tool call; `None` for questions.
+    pub tool_call: Option<ToolCall>,
 }
 
 /// Validates a new bundle and assigns the identifiers the agent left out.
@@ -191,10 +206,12 @@ pub fn validate_new_bundle(bundle: &NewBundle) -> Result<BundleSpec, CreateError
         questions.push(validate_question(new, question_id, &field)?);
     }
     let assignee = check_assignee(&bundle.assignee)?;
+    let tool_call = check_tool_call(bundle.kind, bundle.tool_call.as_ref())?;
     Ok(BundleSpec {
         questions,
         context,
         assignee,
+        tool_call,
     })
 }
 

@@ -52,6 +52,7 @@ extern crate alloc;
 pub mod agent_text;
 pub mod alike;
 pub mod api;
+pub mod approval;
 pub mod create;
 pub mod delivery;
 pub mod envelope;
@@ -74,6 +75,7 @@ pub mod view_status;
 #[cfg(feature = "wasm")]
 pub mod wasm;
 
+pub use approval::{BundleKind, ToolCall};
 pub use create::{BundleSpec, CreateError, NewBundle, NewOption, NewQuestion, validate_new_bundle};
 pub use envelope::{Answer, ErrorBody, RespondBody, Response};
 pub use event::{EventKind, MessageKind};

@@ -8,6 +8,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
 
+use crate::approval::{BundleKind, ToolCall};
 use crate::question::QuestionOption;
 use crate::stored::StoredMessage;
 
@@ -92,6 +93,13 @@ pub struct PendingBundle {
     /// 29 item 6). Anyone who may see it may answer it.
     #[serde(default)]
     pub assignee: String,
+    /// `question`, or `approval` (issue 47): whether to allow `tool_call`.
+    #[serde(default)]
+    pub kind: BundleKind,
+    /// An approval's tool call, shown as code before its options; absent
+    /// for a question.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call: Option<ToolCall>,
 }
 
 impl PendingBundle {
@@ -124,9 +132,16 @@ impl PendingBundle {
                 }
             })
             .collect();
-        let similar_key = crate::alike::similar_key(&questions);
+        let tool_call = crate::approval::bundle_tool_call(messages).cloned();
+        let similar_key = crate::alike::similar_key_of(&questions, tool_call.as_ref());
         let assignee = crate::stored::bundle_assignee(messages);
         Self {
+            kind: if tool_call.is_some() {
+                BundleKind::Approval
+            } else {
+                BundleKind::Question
+            },
+            tool_call,
             similar_key,
             assignee: String::from(assignee),
             pending_id: identity.pending_id,

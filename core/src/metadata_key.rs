@@ -35,9 +35,13 @@ pub const EXPIRES_AT: &str = "expires_at";
 /// Who the bundle is for (issue 29 item 6).
 pub const ASSIGNEE: &str = "assignee";
 
+/// An approval's tool call (issue 47); absent for a question.
+pub const TOOL_CALL: &str = "tool_call";
+
 /// Every key [`crate::ClarificationMetadata`] reads into its own fields.
-pub const ALL: [&str; 15] = [
+pub const ALL: [&str; 16] = [
     ASSIGNEE,
+    TOOL_CALL,
     PENDING_ID,
     QUESTION_ID,
     QUESTION,

@@ -30,6 +30,9 @@ pub enum Channel {
     Slack,
     /// A button or a reply in Telegram (issue 28).
     Telegram,
+    /// The agent's own dialog in its terminal (issue 47), reported by the
+    /// asking agent's hook after the person answered there.
+    Terminal,
 }
 
 impl Channel {
@@ -45,6 +48,7 @@ impl Channel {
             Self::Link => "link",
             Self::Slack => "slack",
             Self::Telegram => "telegram",
+            Self::Terminal => "terminal",
         }
     }
 
@@ -60,6 +64,7 @@ impl Channel {
             "link" => "through an answer link",
             "slack" => "in Slack",
             "telegram" => "in Telegram",
+            "terminal" => "at the terminal",
             _ => "",
         }
     }
@@ -72,8 +77,8 @@ impl Channel {
 pub struct AnsweredBy {
     /// The user's name under `--auth`, [`ANONYMOUS`] with auth off.
     pub user: String,
-    /// `browser`, `rest`, `mcp`, `cli`, `expiry`, `link`, `slack` or
-    /// `telegram`.
+    /// `browser`, `rest`, `mcp`, `cli`, `expiry`, `link`, `slack`,
+    /// `telegram` or `terminal`.
     pub channel: String,
     /// The MCP client's name; for `link`, the notice target that carried
     /// it (`ntfy`, a webhook's host); `""` for other channels.

@@ -10,6 +10,7 @@ use alloc::vec::Vec;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use crate::approval::ToolCall;
 use crate::envelope::{Answer, Response};
 use crate::metadata_key as key;
 use crate::provenance::AnsweredBy;
@@ -55,6 +56,8 @@ pub struct ClarificationMetadata {
     pub expires_at: i64,
     /// Who it is for (a user name), `""` for nobody in particular.
     pub assignee: String,
+    /// An approval's tool call (issue 47); `None` for a question.
+    pub tool_call: Option<ToolCall>,
     /// Keys this version does not know, kept so that rewriting a row never
     /// drops what a newer version stored.
     pub extra: Map<String, Value>,
@@ -98,6 +101,9 @@ impl ClarificationMetadata {
                 .and_then(|v| AnsweredBy::deserialize(v).ok()),
             expires_at: int(key::EXPIRES_AT),
             assignee: text(key::ASSIGNEE),
+            tool_call: object
+                .get(key::TOOL_CALL)
+                .and_then(|v| ToolCall::deserialize(v).ok()),
             extra: object
                 .iter()
                 .filter(|(name, _)| !key::ALL.contains(&name.as_str()))
@@ -149,6 +155,12 @@ impl ClarificationMetadata {
         }
         if !self.assignee.is_empty() {
             put(key::ASSIGNEE, Value::from(self.assignee.as_str()));
+        }
+        if let Some(call) = &self.tool_call {
+            put(
+                key::TOOL_CALL,
+                serde_json::to_value(call).unwrap_or(Value::Null),
+            );
         }
         if let Some(by) = &self.answered_by {
             put(
@@ -334,6 +346,10 @@ mod tests {
             answered_by: Some(AnsweredBy::default()),
             expires_at: 9,
             assignee: "bob".to_string(),
+            tool_call: Some(crate::approval::ToolCall {
+                tool: "Bash".to_string(),
+                call: "ls".to_string(),
+            }),
             ..ClarificationMetadata::default()
         };
         assert_eq!(ClarificationMetadata::from_json(&meta.to_json()), meta);

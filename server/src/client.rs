@@ -10,6 +10,8 @@ use serde_json::Value;
 pub struct Client {
     base: String,
     token: Option<String>,
+    /// What the answers it sends say they came through (provenance).
+    channel: &'static str,
     http: reqwest::Client,
 }
 
@@ -23,6 +25,7 @@ impl Client {
         Self {
             base: base.trim_end_matches('/').to_owned(),
             token,
+            channel: "cli",
             // A server that is not there must be told in seconds, not after
             // the system's TCP timeout (`clarify mcp`'s tool errors).
             http: reqwest::Client::builder()
@@ -30,6 +33,23 @@ impl Client {
                 .build()
                 .unwrap_or_default(),
         }
+    }
+
+    /// The same client, its answers reporting what the person chose in
+    /// the agent's own terminal dialog (issue 47; the server takes it from
+    /// the asking agent's session only).
+    #[must_use]
+    pub fn at_the_terminal(&self) -> Self {
+        Self {
+            channel: "terminal",
+            ..self.clone()
+        }
+    }
+
+    /// The bearer token it sends, if any.
+    #[must_use]
+    pub fn token(&self) -> Option<&str> {
+        self.token.as_deref()
     }
 
     /// The server's base URL.
@@ -52,7 +72,7 @@ impl Client {
         let mut request = self
             .http
             .request(method, format!("{}/api/v1{path}", self.base))
-            .header(crate::http::CLIENT_HEADER, "cli");
+            .header(crate::http::CLIENT_HEADER, self.channel);
         if let Some(token) = &self.token {
             request = request.bearer_auth(token);
         }

@@ -12,6 +12,7 @@ mod client;
 pub mod database;
 mod events;
 pub mod forms;
+pub mod hook;
 pub mod mcp;
 mod notice_sink;
 pub mod process;

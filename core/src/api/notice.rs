@@ -7,6 +7,7 @@ use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
+use crate::approval::ToolCall;
 use crate::provenance::{AnsweredBy, Channel};
 
 /// What a notice tells.
@@ -78,6 +79,10 @@ pub struct Notice {
     /// 29 item 6); the text names them too.
     #[serde(default)]
     pub assignee: String,
+    /// An approval's tool call (issue 47), shown as code before the
+    /// options; absent for a question.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call: Option<ToolCall>,
 }
 
 /// One option's answer link: a `GET` shows what it would answer and a
@@ -98,7 +103,16 @@ impl Notice {
     /// The readable line for this notice's other fields.
     #[must_use]
     pub fn describe(&self) -> String {
-        let first = escape_chat(self.questions.first().map_or("", String::as_str));
+        let mut first = escape_chat(self.questions.first().map_or("", String::as_str));
+        if let Some(call) = &self.tool_call {
+            // The call in one short line: the whole of it is in Clarify.
+            let line = call.shown(200).replace('\n', " ");
+            first = alloc::format!(
+                "{} `{}` {first}",
+                escape_chat(&call.tool),
+                escape_chat(&line)
+            );
+        }
         let task = escape_chat(&self.task);
         let more = match self.questions.len() {
             0 | 1 => String::new(),
@@ -166,6 +180,7 @@ mod tests {
             expires_at: "2026-12-01T10:00:00Z".into(),
             actions: Vec::new(),
             assignee: String::new(),
+            tool_call: None,
         }
     }
 

@@ -76,6 +76,12 @@ pub enum CreateError {
         /// The name given.
         name: String,
     },
+    /// `kind` is `approval` but no `tool_call` says what to allow.
+    #[error("tool_call: an approval (kind \"approval\") names the tool call it asks about")]
+    ApprovalWithoutCall,
+    /// A question (the default kind) carries a `tool_call`.
+    #[error("tool_call: only an approval (kind \"approval\") carries a tool call")]
+    CallOnQuestion,
     /// A default names no option of its question.
     #[error("{field}: {id:?} is not one of the question's option ids")]
     UnknownDefault {
@@ -101,6 +107,7 @@ impl CreateError {
             | Self::UnknownDefault { field, .. } => field.clone(),
             Self::TwoContexts => FieldPath::root("context"),
             Self::InvalidAssignee { .. } => FieldPath::root("assignee"),
+            Self::ApprovalWithoutCall | Self::CallOnQuestion => FieldPath::root("tool_call"),
         }
     }
 }

@@ -27,6 +27,11 @@ use clarify_core::Channel;
 use crate::lifecycle::Outbound;
 use crate::resume::Webhooks;
 
+/// How much of an approval's call a chat message or push shows (issue 47):
+/// within Slack's 3,000-character sections and Telegram's 4,096-character
+/// messages with room for the rest; the whole call is in Clarify.
+pub const CALL_CHARS: usize = 1_500;
+
 /// The first retry's delay; each next one doubles, up to 60 times this.
 pub const FIRST_RETRY: Duration = Duration::from_secs(2);
 

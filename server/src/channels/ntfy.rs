@@ -63,7 +63,16 @@ pub fn publish(notice: &Notice, topic: &str) -> Value {
     if notice.questions.len() > 1 {
         more = format!(" (+{} more)", notice.questions.len() - 1);
     }
-    let first = notice.questions.first().map_or("", String::as_str);
+    let asked = notice.questions.first().map_or("", String::as_str);
+    // An approval's call first, as code (ntfy renders Markdown when asked).
+    let first = match &notice.tool_call {
+        Some(call) => format!(
+            "{}:\n```\n{}\n```\n{asked}",
+            call.tool,
+            call.shown(super::CALL_CHARS)
+        ),
+        None => asked.to_owned(),
+    };
     let (title, message, priority) = match notice.event {
         NoticeKind::Waiting => (
             format!("An agent is waiting: {}", notice.task),
@@ -83,8 +92,8 @@ pub fn publish(notice: &Notice, topic: &str) -> Value {
             ),
             2,
         ),
-        NoticeKind::Expired => (format!("Expired: {}", notice.task), first.to_owned(), 2),
-        NoticeKind::Cancelled => (format!("Cancelled: {}", notice.task), first.to_owned(), 2),
+        NoticeKind::Expired => (format!("Expired: {}", notice.task), first, 2),
+        NoticeKind::Cancelled => (format!("Cancelled: {}", notice.task), first, 2),
     };
     let mut actions: Vec<Value> = notice
         .actions
@@ -104,6 +113,7 @@ pub fn publish(notice: &Notice, topic: &str) -> Value {
         "message": message,
         "priority": priority,
         "tags": ["question"],
+        "markdown": notice.tool_call.is_some(),
         "click": notice.url,
         "actions": actions,
     })
@@ -157,7 +167,31 @@ mod tests {
                 })
                 .collect(),
             assignee: String::new(),
+            tool_call: None,
         }
+    }
+
+    /// issue 47 item 1: an approval's call, as code, before the options,
+    /// in the push, in Slack (escaped as Slack asks) and in Telegram.
+    #[test]
+    fn an_approval_shows_its_call_as_code_before_the_options() {
+        let mut approval = notice(2);
+        approval.tool_call = Some(clarify_core::ToolCall {
+            tool: "Bash".into(),
+            call: "rm -rf <build>".into(),
+        });
+        let pushed = publish(&approval, "t");
+        let message = pushed["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("Bash:\n```\nrm -rf <build>\n```\nWhich"),
+            "{message}"
+        );
+        assert_eq!(pushed["markdown"], true);
+        let slack = super::super::slack::post(&approval, "C1").to_string();
+        assert!(slack.contains("```rm -rf &lt;build&gt;```"), "{slack}");
+        let telegram = super::super::telegram::send(&approval, "1");
+        let text = telegram["text"].as_str().unwrap();
+        assert!(text.contains("Bash:\nrm -rf <build>\n\nWhich"), "{text}");
     }
 
     #[test]

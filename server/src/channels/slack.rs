@@ -56,9 +56,17 @@ fn section(text: &str) -> Value {
     json!({"type": "section", "text": {"type": "mrkdwn", "text": text}})
 }
 
-/// The questions as mrkdwn, one per line.
+/// The questions as mrkdwn, one per line; an approval's call first, as
+/// code (a section holds 3,000 characters).
 fn questions(notice: &Notice) -> String {
-    match notice.questions.as_slice() {
+    let call = notice.tool_call.as_ref().map_or_else(String::new, |c| {
+        format!(
+            "*{}*\n```{}```\n",
+            mrkdwn(&c.tool),
+            escape_chat(&c.shown(super::CALL_CHARS))
+        )
+    });
+    call + &match notice.questions.as_slice() {
         [one] => mrkdwn(one),
         many => many
             .iter()

@@ -57,6 +57,13 @@ fn body_text(notice: &Notice) -> String {
         text.push_str(&format!(" (for {})", notice.assignee));
     }
     text.push(':');
+    if let Some(call) = &notice.tool_call {
+        text.push_str(&format!(
+            "\n\n{}:\n{}",
+            call.tool,
+            call.shown(super::CALL_CHARS)
+        ));
+    }
     for question in &notice.questions {
         text.push_str("\n\n");
         text.push_str(question);

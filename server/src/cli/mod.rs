@@ -4,8 +4,11 @@
 pub mod answer;
 pub mod ask;
 pub mod demo;
+pub mod hook;
+pub mod hooks;
 pub mod mcp;
 mod notify_args;
+mod parse;
 mod serve;
 pub mod session;
 pub mod token;
@@ -52,6 +55,12 @@ pub enum Command {
     /// A stdio MCP server for agents: `ask_user_question_kandev`, asked
     /// through the running server (`claude mcp add clarify -- clarify mcp`).
     Mcp(mcp::McpArgs),
+    /// For Claude Code's and Codex's hooks: reads the hook's JSON on
+    /// stdin, asks through the running server, prints the hook's answer.
+    Hook(hook::HookArgs),
+    /// Install or uninstall Clarify's hooks in Claude Code or Codex.
+    #[command(subcommand)]
+    Hooks(hooks::HooksCommand),
     /// Agent sessions.
     #[command(subcommand)]
     Session(session::SessionCommand),
@@ -184,7 +193,7 @@ pub struct ServeArgs {
         value_name = "PROGRAM",
         env = "CLARIFY_ALLOW_RESUME_COMMANDS",
         value_delimiter = ',',
-        value_parser = absolute_path
+        value_parser = parse::absolute_path
     )]
     pub allow_resume_commands: Vec<String>,
 
@@ -228,7 +237,7 @@ pub struct ServeArgs {
         value_name = "CIDR",
         env = "CLARIFY_ALLOW_WEBHOOK_NETWORKS",
         value_delimiter = ',',
-        value_parser = network
+        value_parser = parse::network
     )]
     pub allow_webhook_networks: Vec<ipnet::IpNet>,
 
@@ -309,6 +318,8 @@ pub async fn run(cli: Cli) -> ExitCode {
     let result = match command {
         Command::Ask(args) => return ask::run(args).await,
         Command::Mcp(args) => return mcp::run(args).await,
+        Command::Hook(args) => return hook::run(args).await,
+        Command::Hooks(command) => return hooks::run(&command),
         Command::Pending(args) => return answer::pending(args).await,
         Command::Answer(args) => return answer::answer(args).await,
         Command::Session(command) => return session::run(command).await,
@@ -323,26 +334,6 @@ pub async fn run(cli: Cli) -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// A resume command's program: a full path, so that `PATH` never decides
-/// what runs.
-fn absolute_path(text: &str) -> Result<String, String> {
-    if std::path::Path::new(text).is_absolute() {
-        Ok(text.to_owned())
-    } else {
-        Err(format!(
-            "{text}: give the program's full path (e.g. /usr/local/bin/my-agent)"
-        ))
-    }
-}
-
-/// A network as CIDR (`10.0.0.0/8`) or one address (`127.0.0.1`).
-fn network(text: &str) -> Result<ipnet::IpNet, String> {
-    let text = text.trim();
-    text.parse::<ipnet::IpNet>()
-        .or_else(|_| text.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
-        .map_err(|_| format!("{text}: not a network (CIDR such as 10.0.0.0/8) or an address"))
 }
 
 /// `RUST_LOG` (`warn`, `clarify_server=debug,tower_http=info`) when set and

@@ -103,6 +103,13 @@ fn render(page: &LinkPage, token: &str) -> String {
     if !page.title.is_empty() {
         body.push_str(&format!("<h2>{}</h2>", text(&page.title)));
     }
+    if let Some(call) = &page.tool_call {
+        body.push_str(&format!(
+            "<p class=\"tool\">{}</p><pre class=\"call\"><code>{}</code></pre>",
+            text(&call.tool),
+            text(&call.call)
+        ));
+    }
     body.push_str(&format!("<p class=\"prompt\">{}</p>", text(&page.prompt)));
     match &page.state {
         LinkState::Open => body.push_str(&format!(
@@ -167,6 +174,7 @@ mod tests {
 
     fn page(state: LinkState) -> LinkPage {
         LinkPage {
+            tool_call: None,
             task: "Migrate <b>".into(),
             title: String::new(),
             prompt: "Which \"database\"?".into(),
@@ -185,6 +193,21 @@ mod tests {
         );
         assert!(!html.contains("<script"), "{html}");
         assert!(html.contains("action=\"/answer/clk_link_ab\""), "{html}");
+    }
+
+    /// issue 47 item 1: an approval's call is shown as code, as text.
+    #[test]
+    fn an_approvals_call_is_shown_as_code() {
+        let mut approval = page(LinkState::Open);
+        approval.tool_call = Some(clarify_core::ToolCall {
+            tool: "Bash".into(),
+            call: "rm -rf <build>".into(),
+        });
+        let html = render(&approval, "clk_link_x");
+        assert!(
+            html.contains("<pre class=\"call\"><code>rm -rf &lt;build&gt;</code></pre>"),
+            "{html}"
+        );
     }
 
     #[test]

@@ -203,11 +203,12 @@ pub async fn respond_alike(
 /// not send. Provenance describes, it does not authorize: who answered is
 /// the authenticated caller.
 fn channel_of(headers: &HeaderMap) -> Channel {
-    if headers
-        .get(super::CLIENT_HEADER)
-        .is_some_and(|v| v.as_bytes() == b"cli")
-    {
+    let client = headers.get(super::CLIENT_HEADER).map(|v| v.as_bytes());
+    if client == Some(b"cli") {
         Channel::Cli
+    } else if client == Some(b"terminal") {
+        // Only the asking agent may say so (`Resolving::resolve`).
+        Channel::Terminal
     } else if headers.contains_key("sec-fetch-mode") {
         Channel::Browser
     } else {

@@ -4,6 +4,7 @@
 
 use clarify_core::alike::alike;
 use clarify_core::api::AlikeOutcome;
+use clarify_core::approval::bundle_tool_call;
 use clarify_core::stored::bundle_questions;
 use clarify_core::{AnsweredBy, Outcome, PendingId, Question, Submission, validate_submission};
 use futures_util::future::join_all;
@@ -59,7 +60,12 @@ impl Resolving {
             .iter()
             .map(|b| bundle_questions(&b.messages))
             .collect();
-        if let Some(i) = (1..questions.len()).find(|&i| !alike(&questions[0], &questions[i])) {
+        // An approval's call is part of what it asks (issue 47): one answer
+        // never allows two different calls.
+        let call = |i: usize| bundle_tool_call(&bundles[i].messages);
+        if let Some(i) = (1..questions.len())
+            .find(|&i| !alike(&questions[0], &questions[i]) || call(i) != call(0))
+        {
             return Err(Error::Invalid(format!(
                 "pending_ids[{i}]: does not ask the same questions as pending_ids[0]"
             )));

@@ -48,6 +48,9 @@ pub struct LinkPage {
     pub option: String,
     /// Where the bundle stands.
     pub state: LinkState,
+    /// An approval's tool call (issue 47), shown as code; `None` for a
+    /// question.
+    pub tool_call: Option<clarify_core::ToolCall>,
 }
 
 /// Where a link's bundle stands.
@@ -269,6 +272,7 @@ async fn page(
             .unwrap_or(&link.option_id)
             .to_owned(),
         state,
+        tool_call: clarify_core::approval::bundle_tool_call(&bundle.messages).cloned(),
     })
 }
 

@@ -154,6 +154,7 @@ impl Asking {
             .find(|bundle| {
                 bundle_questions(&bundle.messages) == spec.questions
                     && bundle.messages[0].metadata.context == spec.context
+                    && bundle.messages[0].metadata.tool_call == spec.tool_call
             })
             .map(|bundle| bundle.pending_id().to_owned());
         let mut spent = None;
@@ -321,6 +322,7 @@ async fn insert_bundle(
             question_total: total,
             context: spec.context.clone(),
             assignee: spec.assignee.clone(),
+            tool_call: spec.tool_call.clone(),
             status: Status::Pending.into(),
             expires_at,
             ..Default::default()

@@ -133,6 +133,7 @@ impl Shared {
             expires_at: super::expiry::expires_at_text(bundle),
             actions: Vec::new(),
             assignee: clarify_core::stored::bundle_assignee(&bundle.messages).to_owned(),
+            tool_call: clarify_core::approval::bundle_tool_call(&bundle.messages).cloned(),
         };
         notice.text = notice.describe();
         Ok(notice)

@@ -50,6 +50,14 @@ impl Resolving {
             Caller::User(id) => users::by_id(self.shared.db.pool(), id)
                 .await?
                 .map_or_else(|| id.to_string(), |u| u.name),
+            // At its terminal sits the person whose request made the
+            // agent's session (issue 47).
+            Caller::Agent(agent) if via.channel == Channel::Terminal => match &agent.creator {
+                Some(id) => users::by_id(self.shared.db.pool(), id)
+                    .await?
+                    .map_or_else(|| id.to_string(), |u| u.name),
+                None => ANONYMOUS.to_owned(),
+            },
             Caller::Unscoped | Caller::Agent(_) => ANONYMOUS.to_owned(),
         };
         Ok(AnsweredBy::new(&user, via.channel, &via.client))

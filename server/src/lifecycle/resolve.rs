@@ -1,6 +1,7 @@
 //! ResolveBundle: authorize, validate, claim (P1), tell a loser the winner
 //! (R2); the winner's delivery is [`super::deliver`]'s.
 
+use clarify_core::Channel;
 use clarify_core::PendingId;
 use clarify_core::stored::bundle_questions;
 use clarify_core::{AnsweredBy, Outcome, Question, RespondBody, Submission, validate_submission};
@@ -29,7 +30,17 @@ impl Resolving {
     ) -> Result<RespondBody> {
         let pending_id = pending_id.as_str();
         let bundle = self.shared.authorized_bundle(caller, pending_id).await?;
-        if matches!(caller, Caller::Agent(agent) if agent.scoped) {
+        if via.channel == Channel::Terminal {
+            // What the person chose in the agent's own dialog (issue 47):
+            // only the asking agent saw that dialog, so only its session
+            // reports it.
+            let asking = caller.agent().map(|a| a.session_id.as_str());
+            if asking != Some(bundle.session_id()) {
+                return Err(Error::Forbidden(
+                    "only the asking agent's session reports an answer given at its terminal",
+                ));
+            }
+        } else if matches!(caller, Caller::Agent(agent) if agent.scoped) {
             return Err(Error::Forbidden("an agent cannot answer its own question"));
         }
         let questions = bundle_questions(&bundle.messages);

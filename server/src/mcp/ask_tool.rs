@@ -91,6 +91,7 @@ impl AskArgs {
             context: self.context,
             context_paragraphs: self.context_paragraphs,
             assignee: self.assignee,
+            ..NewBundle::default()
         };
         let seconds = self.expires_in_seconds;
         (bundle, (seconds != 0).then_some(seconds))

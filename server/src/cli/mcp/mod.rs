@@ -5,8 +5,8 @@
 //! project, ended when the client closes stdin. Logs go to stderr: stdout
 //! is the protocol.
 
-mod project;
-mod session;
+pub(crate) mod project;
+pub(crate) mod session;
 mod tool;
 
 use std::process::ExitCode;
