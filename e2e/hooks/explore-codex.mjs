@@ -34,5 +34,6 @@ const payloads = readPayloads(hookDir);
 console.log('events:', summary(payloads));
 for (const p of payloads) if (/Post|SessionEnd/.test(p.hook_event_name)) console.log(JSON.stringify(p));
 for (const o of standIn.outputs()) console.log('OUTPUT:', JSON.stringify(outputText(o)));
+for (const r of standIn.requests) console.log('REQ', r.main, JSON.stringify(Object.fromEntries(Object.entries(r.body).filter(([k]) => !['input', 'tools', 'instructions'].includes(k)))).slice(0, 400), JSON.stringify(r.body.input?.slice(4)).slice(0, 600));
 console.log('project files:', fs.readdirSync(scratch.project), scratch.root);
 await standIn.close();

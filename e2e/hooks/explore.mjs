@@ -37,6 +37,21 @@ const scenarios = {
   terminalMulti: { turns: [ask([LANGS, DB])], answers: {}, interact: 'multi' },
   // Terminal: Esc on the dialog (decline).
   terminalEsc: { turns: [ask([DB])], answers: {}, interact: 'esc' },
+  // PermissionRequest answering AskUserQuestion 6 s late: does the dialog show meanwhile, and does the late answer win?
+  permLate: { turns: [ask([DB]), bash('echo ran > ran.txt')], interact: 'watch',
+    answers: { 'PermissionRequest:AskUserQuestion': { delayMs: 6000, output: perm({ behavior: 'allow', updatedInput: { questions: [DB], answers: { [DB.question]: 'SQLite' } } }) },
+      'PermissionRequest:Bash': { delayMs: 6000, output: perm({ behavior: 'deny', message: 'Denied late in Clarify' }) } } },
+  // The same, but the person answers at the terminal first (2 s): the hook's later answer must not count.
+  permLateTerminalFirst: { turns: [ask([DB])], interact: 'keys',
+    answers: { 'PermissionRequest:AskUserQuestion': { delayMs: 6000, output: perm({ behavior: 'allow', updatedInput: { questions: [DB], answers: { [DB.question]: 'PostgreSQL' } } }) } } },
+  // PreToolUse waiting 6 s: is the dialog held back meanwhile?
+  preLate: { turns: [ask([DB])], interact: 'watch',
+    answers: { 'PreToolUse:AskUserQuestion': { delayMs: 6000, output: pre({ questions: [DB], answers: { [DB.question]: 'SQLite' } }) } } },
+  // PreToolUse killed by its 3 s timeout: does the dialog show then (never stall)?
+  preTimeout: { turns: [ask([DB])], interact: 'keys', timeout: 3,
+    answers: { 'PreToolUse:AskUserQuestion': { delayMs: 20000, output: pre({ questions: [DB], answers: { [DB.question]: 'PostgreSQL' } }) } } },
+  // A hook that fails (exit 1, stderr): the dialog?
+  preFails: { turns: [ask([DB])], interact: 'keys', answers: { 'PreToolUse:AskUserQuestion': 'not json at all' } },
   // A silent hook: the terminal dialog, answered with a key.
   terminal: { turns: [ask([DB]), bash('echo ran > ran.txt')], answers: {}, interact: 'keys' },
 };
@@ -50,7 +65,7 @@ const hookDir = path.join(scratch.root, 'hook');
 fs.mkdirSync(hookDir);
 fs.writeFileSync(path.join(hookDir, 'answers.json'), JSON.stringify(sc.answers));
 const events = ['PreToolUse', 'PermissionRequest', 'PostToolUse', 'PostToolUseFailure', 'PermissionDenied', 'SessionEnd', 'Notification', 'Stop'];
-const hooks = Object.fromEntries(events.map((e) => [e, [{ matcher: '*', hooks: [{ type: 'command', command: path.join(HERE, 'stub-hook.mjs'), timeout: 30 }] }]]));
+const hooks = Object.fromEntries(events.map((e) => [e, [{ matcher: '*', hooks: [{ type: 'command', command: path.join(HERE, 'stub-hook.mjs'), timeout: sc.timeout ?? 30 }] }]]));
 fs.writeFileSync(path.join(scratch.project, '.claude', 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'default' }, hooks }));
 const tmux = await startClaude({ scratch, baseUrl: standIn.url, env: { JUDGE_HOOK_DIR: hookDir } });
 await prompt(tmux, 'JUDGE: go');
@@ -63,6 +78,7 @@ while (mainCount() < wantMain && Date.now() < deadline) {
   const s = tmux.screen();
   if (sc.interact && /Enter to select|Do you want to proceed|Submit answers/.test(s)) {
     snap('dialog');
+    if (sc.interact === 'watch') { await new Promise((r) => setTimeout(r, 1500)); continue; }
     if (sc.interact === 'esc') tmux.keys('Escape');
     else if (sc.interact === 'keys') tmux.keys(/proceed/.test(s) ? '1' : '2');
     else if (sc.interact === 'multi') {
@@ -84,5 +100,6 @@ for (const p of payloads) if (/Post|Denied|Failure/.test(p.hook_event_name)) con
 console.log('---- tool_results the stand-in received:');
 for (const r of standIn.results()) console.log(JSON.stringify({ is_error: r.is_error, text: resultText(r) }));
 console.log('---- files in project:', fs.readdirSync(scratch.project));
+console.log('---- hook ends:', fs.readdirSync(hookDir).filter((f) => /\.(killed|finished)$/.test(f)).map((f) => `${f}=${fs.readFileSync(path.join(hookDir, f), 'utf8')}`).join(' '));
 console.log('---- scratch:', scratch.root);
 await standIn.close();

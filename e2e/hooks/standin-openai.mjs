@@ -50,8 +50,12 @@ function reply(res, body, items) {
   res.end();
 }
 
-/** Whether any input message carries `marker` (the judge's prompt): side calls such as titles do not. */
-function mentions(body, marker) {
+/**
+ * Whether this is the agent's own loop: its input carries `marker` (the judge's prompt). The
+ * thread-title call quotes the prompt too, but asks for a JSON-schema answer (text.format).
+ */
+function isMainLoop(body, marker) {
+  if (body.text?.format) return false;
   return (body.input ?? []).some((i) => i.type === 'message' && JSON.stringify(i.content ?? '').includes(marker));
 }
 
@@ -72,7 +76,7 @@ export async function startOpenAIStandIn({ turns, marker, log = () => {} }) {
       let body = {};
       try { body = raw ? JSON.parse(raw) : {}; } catch { /* kept raw below */ }
       if (req.method === 'POST' && url.endsWith('/responses')) {
-        const main = mentions(body, marker);
+        const main = isMainLoop(body, marker);
         requests.push({ main, body });
         if (!main) { reply(res, body, [{ type: 'text', text: 'Stand-in' }]); return; }
         const turn = callOutputs(body).length;
