@@ -67,9 +67,28 @@ export async function prompt(tmux, text) {
 
 /** Ends the session as a person does (Ctrl-D twice), so SessionEnd hooks run. */
 export async function quit(tmux) {
+  if (!tmux.alive()) return;
   tmux.keys('C-d');
   await new Promise((r) => setTimeout(r, 400));
-  if (tmux.alive()) tmux.keys('C-d');
+  try {
+    if (tmux.alive()) tmux.keys('C-d');
+  } catch {
+    /* it exited between the check and the key */
+  }
   await until('Claude Code to exit', () => !tmux.alive(), 15000).catch(() => tmux.kill());
   tmux.kill();
+}
+
+/**
+ * Presses `key` in an open dialog as a person would. Claude Code ignores keys for a moment after
+ * a dialog appears (measured: a key sent at once is lost), so wait, and press again while the
+ * dialog is still up.
+ */
+export async function pressInDialog(tmux, key, dialog = /Enter to select/) {
+  await until('the dialog to close', async () => {
+    await new Promise((r) => setTimeout(r, 800));
+    if (!dialog.test(tmux.screen())) return true;
+    tmux.keys(key);
+    return false;
+  }, 15000);
 }

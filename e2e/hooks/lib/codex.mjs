@@ -75,9 +75,14 @@ export async function prompt(tmux, text) {
 
 /** Ends the TUI as a person does (Ctrl-C twice), so SessionEnd hooks run. */
 export async function quit(tmux) {
+  if (!tmux.alive()) return;
   tmux.keys('C-c');
   await new Promise((r) => setTimeout(r, 400));
-  if (tmux.alive()) tmux.keys('C-c');
+  try {
+    if (tmux.alive()) tmux.keys('C-c');
+  } catch {
+    /* it exited between the check and the key */
+  }
   await until('Codex to exit', () => !tmux.alive(), 15000).catch(() => tmux.kill());
   tmux.kill();
 }

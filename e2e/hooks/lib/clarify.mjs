@@ -1,0 +1,85 @@
+// The Clarify side of the judges: the server under test, what a person does over REST (the inbox,
+// an answer, a denial), and how the hooks get installed: by `clarify hooks install` (the real
+// program) or, until it exists, by writing stub-clarify-hook.mjs into the agents' settings.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { until } from './tmux.mjs';
+
+const HERE = path.dirname(new URL(import.meta.url).pathname);
+export const STUB_HOOK = path.resolve(HERE, '../stub-clarify-hook.mjs');
+
+export function client(base) {
+  async function rest(method, route, body) {
+    const res = await fetch(`${base}/api/v1${route}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed = text;
+    try { parsed = JSON.parse(text); } catch { /* not JSON: kept as text */ }
+    return { status: res.status, body: parsed };
+  }
+  return {
+    rest,
+    pending: async () => (await rest('GET', '/pending')).body.bundles,
+    /** The pending bundle whose first question's prompt passes `test`, once it is listed. */
+    waitPending: (what, test, ms = 30000) =>
+      until(`a pending bundle: ${what}`, async () => (await rest('GET', '/pending')).body.bundles.find((b) => test(b.questions[0].prompt)), ms),
+    bundle: async (id) => (await rest('GET', `/clarification/${id}`)).body,
+    respond: async (id, submission) => {
+      const r = await rest('POST', `/clarification/${id}/respond`, submission);
+      if (r.status !== 200 || !r.body.claimed) throw new Error(`respond ${id}: ${r.status} ${JSON.stringify(r.body)}`);
+      return r.body;
+    },
+  };
+}
+
+/** The option of `bundle`'s question `q` (0-based) labelled `label`. */
+export function optionId(bundle, label, q = 0) {
+  const o = bundle.questions[q].options.find((x) => x.label === label || new RegExp(label, 'i').test(x.label));
+  if (!o) throw new Error(`no option ${label} in ${JSON.stringify(bundle.questions[q].options)}`);
+  return o.option_id;
+}
+
+function clarifyRun(bin, args, opts) {
+  const r = spawnSync(bin, args, { encoding: 'utf8', ...opts });
+  if (r.status !== 0) throw new Error(`clarify ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/**
+ * Installs the Claude Code hooks in `scratch.project`. `mode` "clarify": the one documented line,
+ * `clarify hooks install claude --project`; "stub": the same events wired to stub-clarify-hook.mjs.
+ */
+export function installClaudeHooks({ mode, bin, scratch, env }) {
+  const settingsPath = path.join(scratch.project, '.claude', 'settings.json');
+  if (mode === 'clarify') {
+    clarifyRun(bin, ['hooks', 'install', 'claude', '--project'], { cwd: scratch.project, env: { ...process.env, ...env, HOME: scratch.home } });
+  } else {
+    const hook = (matcher) => [{ matcher, hooks: [{ type: 'command', command: `node ${STUB_HOOK}`, timeout: 600 }] }];
+    fs.writeFileSync(settingsPath, JSON.stringify({ hooks: {
+      PermissionRequest: hook('*'), PostToolUse: hook('AskUserQuestion'), SessionEnd: hook('*'),
+    } }, null, 2));
+  }
+  const settings = JSON.parse(fs.readFileSync(settingsPath, 'utf8'));
+  if (!settings.hooks || Object.keys(settings.hooks).length === 0) throw new Error(`no hooks installed: ${JSON.stringify(settings)}`);
+  // 2.1.332 defaults to "auto" mode, whose classifier decides instead of asking; the judges ask.
+  settings.permissions = { ...(settings.permissions ?? {}), defaultMode: 'default' };
+  fs.writeFileSync(settingsPath, JSON.stringify(settings, null, 2));
+  return settings;
+}
+
+/** The same for Codex: `clarify hooks install codex` (into CODEX_HOME), or the stub in hooks.json. */
+export function installCodexHooks({ mode, bin, scratch, env }) {
+  const hooksPath = path.join(scratch.codexHome, 'hooks.json');
+  if (mode === 'clarify') {
+    clarifyRun(bin, ['hooks', 'install', 'codex'], { cwd: scratch.project, env: { ...process.env, ...env, HOME: scratch.home, CODEX_HOME: scratch.codexHome } });
+    const config = fs.readFileSync(path.join(scratch.codexHome, 'config.toml'), 'utf8');
+    if (!fs.existsSync(hooksPath) && !/\[\[?hooks/.test(config)) throw new Error('clarify hooks install codex wrote no hooks');
+    return;
+  }
+  const hook = [{ matcher: '*', hooks: [{ type: 'command', command: `node ${STUB_HOOK}`, timeout: 600 }] }];
+  fs.writeFileSync(hooksPath, JSON.stringify({ hooks: { PermissionRequest: hook, SessionEnd: hook } }, null, 2));
+}

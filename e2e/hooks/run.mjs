@@ -1,0 +1,198 @@
+// Issue 47's judges: the real Claude Code and Codex CLIs (pinned in package.json), with only their
+// model APIs replaced by scripted stand-ins, against a real `clarify serve`. The hooks are installed
+// as a user would (`clarify hooks install …`), the person answers in Clarify over REST or at the
+// agent's terminal (tmux), and each judge checks what reached the model.
+//
+// Usage: node run.mjs CLARIFY_BIN [--hook=clarify|stub] [--only=SUBSTRING]
+//   --hook=clarify (the default): `clarify hooks install claude --project` / `… codex` and `clarify hook`.
+//   --hook=stub: stub-clarify-hook.mjs does the hook's job over REST (until `clarify hook` exists);
+//     checks that only the real program can pass (channel "terminal") are reported as skipped.
+// Prints 'ok NAME', 'skip NAME: why' or 'FAILED NAME: …', then 'N passed, N failed'; exits 1 on a failure.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startServer } from '../mcp-ts/harness.mjs';
+import { startAnthropicStandIn, resultText } from './standin-anthropic.mjs';
+import { startOpenAIStandIn, outputText } from './standin-openai.mjs';
+import * as claude from './lib/claude.mjs';
+import * as codex from './lib/codex.mjs';
+import { until } from './lib/tmux.mjs';
+import { client, optionId, installClaudeHooks, installCodexHooks } from './lib/clarify.mjs';
+
+const args = process.argv.slice(2);
+const bin = path.resolve(args.find((a) => !a.startsWith('--')) ?? process.env.CLARIFY_BIN ?? '');
+const mode = (args.find((a) => a.startsWith('--hook=')) ?? '--hook=clarify').slice('--hook='.length);
+const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+if (!fs.existsSync(bin) || !['clarify', 'stub'].includes(mode)) {
+  console.error('usage: node run.mjs CLARIFY_BIN [--hook=clarify|stub] [--only=SUBSTRING]');
+  process.exit(2);
+}
+
+class Skip extends Error {}
+const check = (cond, what, detail) => {
+  if (!cond) throw new Error(`${what}: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`);
+};
+
+const DB = { question: 'Which database should the service use?', header: 'Database', multiSelect: false,
+  options: [{ label: 'PostgreSQL', description: 'A shared server' }, { label: 'SQLite', description: 'One file' }] };
+const LANGS = { question: 'Which "languages" should\nwe support?', header: 'Languages', multiSelect: true,
+  options: [{ label: 'Rust', description: 'r' }, { label: 'Go', description: 'g' }, { label: 'Zig', description: 'z' }] };
+const askTurn = (questions) => ({ blocks: [{ type: 'tool_use', name: 'AskUserQuestion', input: { questions } }], stop: 'tool_use' });
+const bashTurn = (command) => ({ blocks: [{ type: 'tool_use', name: 'Bash', input: { command, description: 'Write a marker file' } }], stop: 'tool_use' });
+const MARKER = 'JUDGE';
+
+const scratchRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'clarify-hook-judges-'));
+const running = await startServer(bin, { database: path.join(scratchRoot, 'clarify.db') });
+const clarify = client(running.base);
+const hookEnv = (scratch) => {
+  const state = path.join(scratch.root, 'hook-state');
+  fs.mkdirSync(state, { recursive: true });
+  return { CLARIFY_SERVER: running.base, JUDGE_HOOK_STATE: state };
+};
+
+/** One Claude Code session: stand-in scripted with `turns`, hooks installed, the prompt sent; `body` runs the scenario. */
+async function withClaude(turns, body) {
+  const standIn = await startAnthropicStandIn({ marker: MARKER, turns });
+  const scratch = claude.scratchClaude({});
+  const env = hookEnv(scratch);
+  installClaudeHooks({ mode, bin, scratch, env });
+  const tmux = await claude.startClaude({ scratch, baseUrl: standIn.url, env });
+  try {
+    await claude.prompt(tmux, `${MARKER}: do the task`);
+    await body({ standIn, scratch, tmux });
+  } catch (error) {
+    error.message += `\n--- screen:\n${tmux.screen().split('\n').filter((l) => l.trim()).join('\n')}`;
+    throw error;
+  } finally {
+    await claude.quit(tmux);
+    await standIn.close();
+  }
+}
+
+async function withCodex(call, body) {
+  const standIn = await startOpenAIStandIn({ marker: MARKER, turns: [[call]] });
+  const scratch = codex.scratchCodex({ baseUrl: standIn.url });
+  const env = hookEnv(scratch);
+  installCodexHooks({ mode, bin, scratch, env });
+  const tmux = await codex.startCodex({ scratch, env });
+  try {
+    await codex.prompt(tmux, `${MARKER}: do the task`);
+    await body({ standIn, scratch, tmux });
+  } catch (error) {
+    error.message += `\n--- screen:\n${tmux.screen().split('\n').filter((l) => l.trim() && !/[⣀-⣿]/.test(l)).join('\n')}`;
+    throw error;
+  } finally {
+    await codex.quit(tmux);
+    await standIn.close();
+  }
+}
+
+/** The tool_result of the scripted call once the model has it. */
+const claudeResult = (standIn) => until('the tool_result at the stand-in', () => standIn.results()[0], 30000);
+const codexOutput = (standIn) => until('the function_call_output at the stand-in', () => standIn.outputs()[0], 30000);
+const marker = (scratch) => fs.existsSync(path.join(scratch.project, 'ran.txt'));
+
+const judges = [
+  ['claude: AskUserQuestion answered over REST, the model gets the chosen label', () =>
+    withClaude([askTurn([DB])], async ({ standIn, tmux }) => {
+      const bundle = await clarify.waitPending('the AskUserQuestion', (p) => p === DB.question);
+      check(bundle.questions[0].options.map((o) => `${o.label}/${o.description}`).join() === 'PostgreSQL/A shared server,SQLite/One file', 'options with descriptions', bundle.questions[0]);
+      // The terminal stays in the race: Claude Code shows its own dialog while the hook waits.
+      await until('the terminal dialog beside the waiting hook', () => /Enter to select/.test(tmux.screen()), 10000);
+      await clarify.respond(bundle.pending_id, { answers: [{ question_id: 'q1', selected_options: [optionId(bundle, 'SQLite')], custom_text: '' }] });
+      const result = await claudeResult(standIn);
+      check(!result.is_error && resultText(result).includes(`"${DB.question}"="SQLite"`), 'tool_result carries SQLite', resultText(result));
+    })],
+  ['claude: multi-select and free text over REST, in the form the tool expects', () =>
+    withClaude([askTurn([LANGS, DB])], async ({ standIn }) => {
+      const bundle = await clarify.waitPending('the two-question AskUserQuestion', (p) => p === LANGS.question);
+      check(bundle.questions[0].multi_select === true, 'multi_select carried', bundle.questions[0]);
+      await clarify.respond(bundle.pending_id, { answers: [
+        { question_id: 'q1', selected_options: [optionId(bundle, 'Rust'), optionId(bundle, 'Zig')], custom_text: '' },
+        { question_id: 'q2', selected_options: [], custom_text: 'my own "db"' },
+      ] });
+      const text = resultText(await claudeResult(standIn));
+      check(text.includes('="Rust, Zig"') && text.includes('="my own "db""'), 'labels joined by ", " and the free text as itself', text);
+    })],
+  ['claude: Bash approval allowed over REST, the command runs', () =>
+    withClaude([bashTurn('echo ran > ran.txt')], async ({ standIn, scratch }) => {
+      const bundle = await clarify.waitPending('the Bash approval', (p) => p.includes('echo ran > ran.txt'));
+      await clarify.respond(bundle.pending_id, { answers: [{ question_id: 'q1', selected_options: [optionId(bundle, 'Allow once|^Allow$')], custom_text: '' }] });
+      const result = await claudeResult(standIn);
+      check(!result.is_error, 'the command succeeded', resultText(result));
+      check(marker(scratch), 'ran.txt exists', fs.readdirSync(scratch.project));
+    })],
+  ['claude: Bash approval denied with a reason, the model reads the reason', () =>
+    withClaude([bashTurn('echo ran > ran.txt')], async ({ standIn, scratch }) => {
+      const bundle = await clarify.waitPending('the Bash approval', (p) => p.includes('echo ran > ran.txt'));
+      await clarify.respond(bundle.pending_id, { answers: [{ question_id: 'q1', selected_options: [optionId(bundle, 'Deny')], custom_text: 'not on Fridays' }] });
+      const result = await claudeResult(standIn);
+      check(result.is_error && resultText(result).includes('not on Fridays'), 'a denial carrying the reason', resultText(result));
+      check(!marker(scratch), 'ran.txt absent', fs.readdirSync(scratch.project));
+    })],
+  ['claude: answered at the terminal, the inbox says so', () =>
+    withClaude([askTurn([DB])], async ({ standIn, tmux }) => {
+      const bundle = await clarify.waitPending('the AskUserQuestion', (p) => p === DB.question);
+      await until('the terminal dialog', () => /Enter to select/.test(tmux.screen()), 10000);
+      await claude.pressInDialog(tmux, '2');
+      const result = await claudeResult(standIn);
+      check(resultText(result).includes('="SQLite"'), 'the terminal answer reached the model', resultText(result));
+      const settled = await until('the bundle settled', async () => {
+        const b = await clarify.bundle(bundle.pending_id);
+        return b.status !== 'pending' && b;
+      }, 10000);
+      check(!(await clarify.pending()).some((b) => b.pending_id === bundle.pending_id), 'left the inbox', settled);
+      check(settled.response?.answers?.[0]?.selected_options?.includes(optionId(bundle, 'SQLite')), 'the terminal answer recorded', settled);
+      if (mode === 'stub') throw new Skip(`settled, but channel "${settled.answered_by?.channel}": only clarify hook reports channel "terminal"`);
+      check(settled.answered_by?.channel === 'terminal', 'answered_by.channel terminal', settled.answered_by);
+    })],
+  ['claude: the session ends, its open question leaves the inbox', () =>
+    withClaude([askTurn([DB])], async ({ tmux }) => {
+      const bundle = await clarify.waitPending('the AskUserQuestion', (p) => p === DB.question);
+      await until('the terminal dialog', () => /Enter to select/.test(tmux.screen()), 10000);
+      await claude.pressInDialog(tmux, 'Escape');
+      await claude.quit(tmux);
+      await until('the bundle gone from the inbox', async () => !(await clarify.pending()).some((b) => b.pending_id === bundle.pending_id), 10000);
+    })],
+  ['codex: approval allowed over REST, the command runs', () =>
+    withCodex({ type: 'call', name: 'exec_command', arguments: { cmd: 'echo ran > ran.txt', justification: 'Write a marker file?', sandbox_permissions: 'require_escalated' } },
+      async ({ standIn, scratch }) => {
+        const bundle = await clarify.waitPending('the Codex approval', (p) => p.includes('echo ran > ran.txt'));
+        await clarify.respond(bundle.pending_id, { answers: [{ question_id: 'q1', selected_options: [optionId(bundle, 'Allow once|^Allow$')], custom_text: '' }] });
+        const out = outputText(await codexOutput(standIn));
+        check(/exited with code 0/.test(out), 'the command ran', out);
+        check(marker(scratch), 'ran.txt exists', fs.readdirSync(scratch.project));
+      })],
+  ['codex: approval denied with a reason, the model reads the reason', () =>
+    withCodex({ type: 'call', name: 'exec_command', arguments: { cmd: 'echo ran > ran.txt', justification: 'Write a marker file?', sandbox_permissions: 'require_escalated' } },
+      async ({ standIn, scratch }) => {
+        const bundle = await clarify.waitPending('the Codex approval', (p) => p.includes('echo ran > ran.txt'));
+        await clarify.respond(bundle.pending_id, { answers: [{ question_id: 'q1', selected_options: [optionId(bundle, 'Deny')], custom_text: 'not on Fridays' }] });
+        const out = outputText(await codexOutput(standIn));
+        check(out.includes('not on Fridays'), 'the reason reached the model', out);
+        check(!marker(scratch), 'ran.txt absent', fs.readdirSync(scratch.project));
+      })],
+];
+
+let passed = 0;
+let failed = 0;
+for (const [name, judge] of judges) {
+  if (only && !name.includes(only)) continue;
+  try {
+    await judge();
+    console.log(`ok ${name}`);
+    passed++;
+  } catch (error) {
+    if (error instanceof Skip) {
+      console.log(`skip ${name}: ${error.message.split('\n--- screen')[0]}`);
+      continue;
+    }
+    console.log(`FAILED ${name}: ${error.stack ?? error}`);
+    failed++;
+  }
+}
+running.server.kill('SIGTERM');
+await running.exited;
+fs.rmSync(scratchRoot, { recursive: true, force: true });
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
