@@ -52,6 +52,16 @@ const scenarios = {
     answers: { 'PreToolUse:AskUserQuestion': { delayMs: 20000, output: pre({ questions: [DB], answers: { [DB.question]: 'PostgreSQL' } }) } } },
   // A hook that fails (exit 1, stderr): the dialog?
   preFails: { turns: [ask([DB])], interact: 'keys', answers: { 'PreToolUse:AskUserQuestion': 'not json at all' } },
+  // More real payloads for the recorded-payload tests: a multi-select question with quotes and a
+  // newline, then Write, Read, Edit and WebFetch approvals (allowed; WebFetch denied: no network).
+  recordMore: { turns: [ask([LANGS, DB]),
+    { blocks: [{ type: 'tool_use', name: 'Write', input: { file_path: 'PROJECT/notes.txt', content: 'one\ntwo\n' } }], stop: 'tool_use' },
+    { blocks: [{ type: 'tool_use', name: 'Read', input: { file_path: 'PROJECT/notes.txt' } }], stop: 'tool_use' },
+    { blocks: [{ type: 'tool_use', name: 'Edit', input: { file_path: 'PROJECT/notes.txt', old_string: 'two', new_string: 'three' } }], stop: 'tool_use' },
+    { blocks: [{ type: 'tool_use', name: 'WebFetch', input: { url: 'https://example.com/docs', prompt: 'Summarize the page' } }], stop: 'tool_use' }],
+    answers: { 'PermissionRequest:AskUserQuestion': perm({ behavior: 'allow', updatedInput: { questions: [LANGS, DB], answers: { [LANGS.question]: 'Rust, Zig', [DB.question]: 'SQLite' } } }),
+      'PermissionRequest:WebFetch': perm({ behavior: 'deny', message: 'No network in the judge' }),
+      PermissionRequest: perm({ behavior: 'allow' }) } },
   // A silent hook: the terminal dialog, answered with a key.
   terminal: { turns: [ask([DB]), bash('echo ran > ran.txt')], answers: {}, interact: 'keys' },
 };
@@ -59,8 +69,9 @@ const scenarios = {
 const name = process.argv[2];
 const sc = scenarios[name];
 if (!sc) throw new Error(`scenario? ${Object.keys(scenarios).join(' ')}`);
-const standIn = await startAnthropicStandIn({ marker: 'JUDGE', turns: sc.turns, log: (m) => console.log(m) });
 const scratch = scratchClaude({});
+const turns = JSON.parse(JSON.stringify(sc.turns).replaceAll('PROJECT/', `${scratch.project}/`));
+const standIn = await startAnthropicStandIn({ marker: 'JUDGE', turns, log: (m) => console.log(m) });
 const hookDir = path.join(scratch.root, 'hook');
 fs.mkdirSync(hookDir);
 fs.writeFileSync(path.join(hookDir, 'answers.json'), JSON.stringify(sc.answers));
@@ -71,7 +82,7 @@ const tmux = await startClaude({ scratch, baseUrl: standIn.url, env: { JUDGE_HOO
 await prompt(tmux, 'JUDGE: go');
 const mainCount = () => standIn.requests.filter((r) => r.main).length;
 const snap = (label) => console.log(`---- screen ${label}\n${tmux.screen().split('\n').filter((l) => l.trim()).join('\n')}`);
-const wantMain = sc.turns.length + 1;
+const wantMain = turns.length + 1;
 const deadline = Date.now() + 20000;
 while (mainCount() < wantMain && Date.now() < deadline) {
   await new Promise((r) => setTimeout(r, 500));
