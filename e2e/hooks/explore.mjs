@@ -62,6 +62,15 @@ const scenarios = {
     answers: { 'PermissionRequest:AskUserQuestion': perm({ behavior: 'allow', updatedInput: { questions: [LANGS, DB], answers: { [LANGS.question]: 'Rust, Zig', [DB.question]: 'SQLite' } } }),
       'PermissionRequest:WebFetch': perm({ behavior: 'deny', message: 'No network in the judge' }),
       PermissionRequest: perm({ behavior: 'allow' }) } },
+  // "Allow for this session": allow with updatedPermissions; the same command again must not ask.
+  allowSession: { turns: [bash('echo one >> ran.txt'), bash('echo two >> ran.txt')],
+    answers: { 'PermissionRequest:Bash': perm({ behavior: 'allow', updatedPermissions: [{ type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'echo:*' }], behavior: 'allow', destination: 'session' }] }) } },
+  // The same, handing back the payload's permission_suggestions.
+  allowSuggested: { turns: [bash('echo one >> ran.txt'), bash('echo two >> ran.txt')],
+    answers: { 'PermissionRequest:Bash': perm({ behavior: 'allow', updatedPermissions: 'SUGGESTIONS' }) } },
+  // And a rule for a command with no redirection.
+  allowSessionRule: { turns: [bash('touch a.txt'), bash('touch b.txt')],
+    answers: { 'PermissionRequest:Bash': perm({ behavior: 'allow', updatedPermissions: [{ type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'touch:*' }], behavior: 'allow', destination: 'session' }] }) } },
   // A silent hook: the terminal dialog, answered with a key.
   terminal: { turns: [ask([DB]), bash('echo ran > ran.txt')], answers: {}, interact: 'keys' },
 };

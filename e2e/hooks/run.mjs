@@ -40,6 +40,11 @@ const LANGS = { question: 'Which "languages" should\nwe support?', header: 'Lang
 const askTurn = (questions) => ({ blocks: [{ type: 'tool_use', name: 'AskUserQuestion', input: { questions } }], stop: 'tool_use' });
 const bashTurn = (command) => ({ blocks: [{ type: 'tool_use', name: 'Bash', input: { command, description: 'Write a marker file' } }], stop: 'tool_use' });
 const MARKER = 'JUDGE';
+// `clarify hook --terminal-after 0`: the agent's own dialog at once, the question still open in Clarify.
+const TERMINAL_AT_ONCE = { CLARIFY_HOOK_TERMINAL_AFTER: '0' };
+/** The bundle asking `question` first; the bundle showing `call` (an approval), wherever it shows it. */
+const asking = (question) => (b) => b.questions[0].prompt === question;
+const showing = (call) => (b) => JSON.stringify(b).includes(JSON.stringify(call).slice(1, -1));
 
 const scratchRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'clarify-hook-judges-'));
 const running = await startServer(bin, { database: path.join(scratchRoot, 'clarify.db') });
@@ -51,10 +56,10 @@ const hookEnv = (scratch) => {
 };
 
 /** One Claude Code session: stand-in scripted with `turns`, hooks installed, the prompt sent; `body` runs the scenario. */
-async function withClaude(turns, body) {
+async function withClaude(turns, body, extraEnv = {}) {
   const standIn = await startAnthropicStandIn({ marker: MARKER, turns });
   const scratch = claude.scratchClaude({});
-  const env = hookEnv(scratch);
+  const env = { ...hookEnv(scratch), ...extraEnv };
   installClaudeHooks({ mode, bin, scratch, env });
   const tmux = await claude.startClaude({ scratch, baseUrl: standIn.url, env });
   try {
@@ -94,18 +99,16 @@ const marker = (scratch) => fs.existsSync(path.join(scratch.project, 'ran.txt'))
 
 const judges = [
   ['claude: AskUserQuestion answered over REST, the model gets the chosen label', () =>
-    withClaude([askTurn([DB])], async ({ standIn, tmux }) => {
-      const bundle = await clarify.waitPending('the AskUserQuestion', (p) => p === DB.question);
+    withClaude([askTurn([DB])], async ({ standIn }) => {
+      const bundle = await clarify.waitPending('the AskUserQuestion', asking(DB.question));
       check(bundle.questions[0].options.map((o) => `${o.label}/${o.description}`).join() === 'PostgreSQL/A shared server,SQLite/One file', 'options with descriptions', bundle.questions[0]);
-      // The terminal stays in the race: Claude Code shows its own dialog while the hook waits.
-      await until('the terminal dialog beside the waiting hook', () => /Enter to select/.test(tmux.screen()), 10000);
       await clarify.respond(bundle.pending_id, { answers: [{ question_id: 'q1', selected_options: [optionId(bundle, 'SQLite')], custom_text: '' }] });
       const result = await claudeResult(standIn);
       check(!result.is_error && resultText(result).includes(`"${DB.question}"="SQLite"`), 'tool_result carries SQLite', resultText(result));
     })],
   ['claude: multi-select and free text over REST, in the form the tool expects', () =>
     withClaude([askTurn([LANGS, DB])], async ({ standIn }) => {
-      const bundle = await clarify.waitPending('the two-question AskUserQuestion', (p) => p === LANGS.question);
+      const bundle = await clarify.waitPending('the two-question AskUserQuestion', asking(LANGS.question));
       check(bundle.questions[0].multi_select === true, 'multi_select carried', bundle.questions[0]);
       await clarify.respond(bundle.pending_id, { answers: [
         { question_id: 'q1', selected_options: [optionId(bundle, 'Rust'), optionId(bundle, 'Zig')], custom_text: '' },
@@ -116,7 +119,7 @@ const judges = [
     })],
   ['claude: Bash approval allowed over REST, the command runs', () =>
     withClaude([bashTurn('echo ran > ran.txt')], async ({ standIn, scratch }) => {
-      const bundle = await clarify.waitPending('the Bash approval', (p) => p.includes('echo ran > ran.txt'));
+      const bundle = await clarify.waitPending('the Bash approval', showing('echo ran > ran.txt'));
       await clarify.respond(bundle.pending_id, { answers: [{ question_id: 'q1', selected_options: [optionId(bundle, 'Allow once|^Allow$')], custom_text: '' }] });
       const result = await claudeResult(standIn);
       check(!result.is_error, 'the command succeeded', resultText(result));
@@ -124,7 +127,7 @@ const judges = [
     })],
   ['claude: Bash approval denied with a reason, the model reads the reason', () =>
     withClaude([bashTurn('echo ran > ran.txt')], async ({ standIn, scratch }) => {
-      const bundle = await clarify.waitPending('the Bash approval', (p) => p.includes('echo ran > ran.txt'));
+      const bundle = await clarify.waitPending('the Bash approval', showing('echo ran > ran.txt'));
       await clarify.respond(bundle.pending_id, { answers: [{ question_id: 'q1', selected_options: [optionId(bundle, 'Deny')], custom_text: 'not on Fridays' }] });
       const result = await claudeResult(standIn);
       check(result.is_error && resultText(result).includes('not on Fridays'), 'a denial carrying the reason', resultText(result));
@@ -132,7 +135,7 @@ const judges = [
     })],
   ['claude: answered at the terminal, the inbox says so', () =>
     withClaude([askTurn([DB])], async ({ standIn, tmux }) => {
-      const bundle = await clarify.waitPending('the AskUserQuestion', (p) => p === DB.question);
+      const bundle = await clarify.waitPending('the AskUserQuestion', asking(DB.question));
       await until('the terminal dialog', () => /Enter to select/.test(tmux.screen()), 10000);
       await claude.pressInDialog(tmux, '2');
       const result = await claudeResult(standIn);
@@ -145,19 +148,19 @@ const judges = [
       check(settled.response?.answers?.[0]?.selected_options?.includes(optionId(bundle, 'SQLite')), 'the terminal answer recorded', settled);
       if (mode === 'stub') throw new Skip(`settled, but channel "${settled.answered_by?.channel}": only clarify hook reports channel "terminal"`);
       check(settled.answered_by?.channel === 'terminal', 'answered_by.channel terminal', settled.answered_by);
-    })],
+    }, TERMINAL_AT_ONCE)],
   ['claude: the session ends, its open question leaves the inbox', () =>
     withClaude([askTurn([DB])], async ({ tmux }) => {
-      const bundle = await clarify.waitPending('the AskUserQuestion', (p) => p === DB.question);
+      const bundle = await clarify.waitPending('the AskUserQuestion', asking(DB.question));
       await until('the terminal dialog', () => /Enter to select/.test(tmux.screen()), 10000);
       await claude.pressInDialog(tmux, 'Escape');
       await claude.quit(tmux);
       await until('the bundle gone from the inbox', async () => !(await clarify.pending()).some((b) => b.pending_id === bundle.pending_id), 10000);
-    })],
+    }, TERMINAL_AT_ONCE)],
   ['codex: approval allowed over REST, the command runs', () =>
     withCodex({ type: 'call', name: 'exec_command', arguments: { cmd: 'echo ran > ran.txt', justification: 'Write a marker file?', sandbox_permissions: 'require_escalated' } },
       async ({ standIn, scratch }) => {
-        const bundle = await clarify.waitPending('the Codex approval', (p) => p.includes('echo ran > ran.txt'));
+        const bundle = await clarify.waitPending('the Codex approval', showing('echo ran > ran.txt'));
         await clarify.respond(bundle.pending_id, { answers: [{ question_id: 'q1', selected_options: [optionId(bundle, 'Allow once|^Allow$')], custom_text: '' }] });
         const out = outputText(await codexOutput(standIn));
         check(/exited with code 0/.test(out), 'the command ran', out);
@@ -166,7 +169,7 @@ const judges = [
   ['codex: approval denied with a reason, the model reads the reason', () =>
     withCodex({ type: 'call', name: 'exec_command', arguments: { cmd: 'echo ran > ran.txt', justification: 'Write a marker file?', sandbox_permissions: 'require_escalated' } },
       async ({ standIn, scratch }) => {
-        const bundle = await clarify.waitPending('the Codex approval', (p) => p.includes('echo ran > ran.txt'));
+        const bundle = await clarify.waitPending('the Codex approval', showing('echo ran > ran.txt'));
         await clarify.respond(bundle.pending_id, { answers: [{ question_id: 'q1', selected_options: [optionId(bundle, 'Deny')], custom_text: 'not on Fridays' }] });
         const out = outputText(await codexOutput(standIn));
         check(out.includes('not on Fridays'), 'the reason reached the model', out);

@@ -25,5 +25,9 @@ if (answer && typeof answer === 'object' && 'delayMs' in answer) {
   await new Promise((r) => setTimeout(r, answer.delayMs));
   answer = answer.output;
 }
+// "SUGGESTIONS" stands for the payload's own permission_suggestions (what "always allow" applies).
+if (answer?.hookSpecificOutput?.decision?.updatedPermissions === 'SUGGESTIONS') {
+  answer.hookSpecificOutput.decision.updatedPermissions = payload.permission_suggestions;
+}
 if (answer !== undefined) process.stdout.write(typeof answer === 'string' ? answer : JSON.stringify(answer));
 fs.writeFileSync(`${file}.finished`, '');

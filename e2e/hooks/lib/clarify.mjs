@@ -24,9 +24,12 @@ export function client(base) {
   return {
     rest,
     pending: async () => (await rest('GET', '/pending')).body.bundles,
-    /** The pending bundle whose first question's prompt passes `test`, once it is listed. */
+    /**
+     * The pending bundle that passes `test` (given the bundle), once it is listed. Approvals are
+     * found by their command anywhere in the bundle: the prompt, the context or the call shown.
+     */
     waitPending: (what, test, ms = 30000) =>
-      until(`a pending bundle: ${what}`, async () => (await rest('GET', '/pending')).body.bundles.find((b) => test(b.questions[0].prompt)), ms),
+      until(`a pending bundle: ${what}`, async () => (await rest('GET', '/pending')).body.bundles.find(test), ms),
     bundle: async (id) => (await rest('GET', `/clarification/${id}`)).body,
     respond: async (id, submission) => {
       const r = await rest('POST', `/clarification/${id}/respond`, submission);
