@@ -3,8 +3,9 @@
 // as a user would (`clarify hooks install …`), the person answers in Clarify over REST or at the
 // agent's terminal (tmux), and each judge checks what reached the model.
 //
-// Usage: node run.mjs CLARIFY_BIN [--hook=clarify|stub] [--only=SUBSTRING]
+// Usage: node run.mjs CLARIFY_BIN [--hook=clarify|hook-only|stub] [--only=SUBSTRING]
 //   --hook=clarify (the default): `clarify hooks install claude --project` / `… codex` and `clarify hook`.
+//   --hook=hook-only: `clarify hook`, in settings the judge writes (before `clarify hooks install` exists).
 //   --hook=stub: stub-clarify-hook.mjs does the hook's job over REST (until `clarify hook` exists);
 //     checks that only the real program can pass (channel "terminal") are reported as skipped.
 // Prints 'ok NAME', 'skip NAME: why' or 'FAILED NAME: …', then 'N passed, N failed'; exits 1 on a failure.
@@ -23,8 +24,8 @@ const args = process.argv.slice(2);
 const bin = path.resolve(args.find((a) => !a.startsWith('--')) ?? process.env.CLARIFY_BIN ?? '');
 const mode = (args.find((a) => a.startsWith('--hook=')) ?? '--hook=clarify').slice('--hook='.length);
 const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
-if (!fs.existsSync(bin) || !['clarify', 'stub'].includes(mode)) {
-  console.error('usage: node run.mjs CLARIFY_BIN [--hook=clarify|stub] [--only=SUBSTRING]');
+if (!fs.existsSync(bin) || !['clarify', 'hook-only', 'stub'].includes(mode)) {
+  console.error('usage: node run.mjs CLARIFY_BIN [--hook=clarify|hook-only|stub] [--only=SUBSTRING]');
   process.exit(2);
 }
 

@@ -52,19 +52,26 @@ function clarifyRun(bin, args, opts) {
   return r.stdout;
 }
 
+/** The hook command the judge writes itself: `clarify hook` ("hook-only") or the stub. */
+function hookCommand(mode, bin, agent) {
+  return mode === 'hook-only' ? `${JSON.stringify(bin)} hook --agent ${agent}` : `node ${STUB_HOOK}`;
+}
+
 /**
  * Installs the Claude Code hooks in `scratch.project`. `mode` "clarify": the one documented line,
- * `clarify hooks install claude --project`; "stub": the same events wired to stub-clarify-hook.mjs.
+ * `clarify hooks install claude --project`; "hook-only" (before `hooks install` exists) and "stub":
+ * the judge writes the settings, calling `clarify hook` or stub-clarify-hook.mjs.
  */
 export function installClaudeHooks({ mode, bin, scratch, env }) {
   const settingsPath = path.join(scratch.project, '.claude', 'settings.json');
   if (mode === 'clarify') {
     clarifyRun(bin, ['hooks', 'install', 'claude', '--project'], { cwd: scratch.project, env: { ...process.env, ...env, HOME: scratch.home } });
   } else {
-    const hook = (matcher) => [{ matcher, hooks: [{ type: 'command', command: `node ${STUB_HOOK}`, timeout: 600 }] }];
-    fs.writeFileSync(settingsPath, JSON.stringify({ hooks: {
-      PermissionRequest: hook('*'), PostToolUse: hook('AskUserQuestion'), SessionEnd: hook('*'),
-    } }, null, 2));
+    const hook = (matcher) => [{ matcher, hooks: [{ type: 'command', command: hookCommand(mode, bin, 'claude'), timeout: 600 }] }];
+    const hooks = { PermissionRequest: hook('*'), PostToolUse: hook('AskUserQuestion'), SessionEnd: hook('*') };
+    // clarify hook's design answers AskUserQuestion before the dialog (PreToolUse); the stub answers it in PermissionRequest.
+    if (mode === 'hook-only') hooks.PreToolUse = hook('AskUserQuestion');
+    fs.writeFileSync(settingsPath, JSON.stringify({ hooks }, null, 2));
   }
   const settings = JSON.parse(fs.readFileSync(settingsPath, 'utf8'));
   if (!settings.hooks || Object.keys(settings.hooks).length === 0) throw new Error(`no hooks installed: ${JSON.stringify(settings)}`);
@@ -83,6 +90,6 @@ export function installCodexHooks({ mode, bin, scratch, env }) {
     if (!fs.existsSync(hooksPath) && !/\[\[?hooks/.test(config)) throw new Error('clarify hooks install codex wrote no hooks');
     return;
   }
-  const hook = [{ matcher: '*', hooks: [{ type: 'command', command: `node ${STUB_HOOK}`, timeout: 600 }] }];
+  const hook = [{ matcher: '*', hooks: [{ type: 'command', command: hookCommand(mode, bin, 'codex'), timeout: 600 }] }];
   fs.writeFileSync(hooksPath, JSON.stringify({ hooks: { PermissionRequest: hook, SessionEnd: hook } }, null, 2));
 }
