@@ -9,6 +9,7 @@
 //   --hook=stub: stub-clarify-hook.mjs does the hook's job over REST (until `clarify hook` exists);
 //     checks that only the real program can pass (channel "terminal") are reported as skipped.
 // Prints 'ok NAME', 'skip NAME: why' or 'FAILED NAME: …', then 'N passed, N failed'; exits 1 on a failure.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,6 +28,14 @@ const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 if (!fs.existsSync(bin) || !['clarify', 'hook-only', 'stub'].includes(mode)) {
   console.error('usage: node run.mjs CLARIFY_BIN [--hook=clarify|hook-only|stub] [--only=SUBSTRING]');
   process.exit(2);
+}
+
+// Say it once, plainly, when the binary lacks what the mode needs (rather than eight failures).
+const needs = { clarify: ['hooks', 'install', '--help'], 'hook-only': ['hook', '--help'], stub: ['--help'] }[mode];
+if (spawnSync(bin, needs, { encoding: 'utf8' }).status !== 0) {
+  console.log(`FAILED setup: \`${path.basename(bin)} ${needs.join(' ')}\` fails: this binary has no \`clarify ${needs.slice(0, -1).join(' ')}\` (try --hook=hook-only or --hook=stub)`);
+  console.log('0 passed, 1 failed');
+  process.exit(1);
 }
 
 class Skip extends Error {}
