@@ -13,13 +13,13 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startServer } from '../mcp-ts/harness.mjs';
 import { startAnthropicStandIn, resultText } from './standin-anthropic.mjs';
 import { startOpenAIStandIn, outputText } from './standin-openai.mjs';
 import * as claude from './lib/claude.mjs';
 import * as codex from './lib/codex.mjs';
 import { until } from './lib/tmux.mjs';
-import { client, optionId, installClaudeHooks, installCodexHooks } from './lib/clarify.mjs';
+import { client, optionId, installClaudeHooks, installCodexHooks, startClarify } from './lib/clarify.mjs';
+import { startChannels, tap, slackPress } from './lib/channels.mjs';
 
 const args = process.argv.slice(2);
 const bin = path.resolve(args.find((a) => !a.startsWith('--')) ?? process.env.CLARIFY_BIN ?? '');
@@ -57,7 +57,8 @@ const asking = (question) => (b) => b.questions[0].prompt === question;
 const showing = (call) => (b) => JSON.stringify(b).includes(JSON.stringify(call).slice(1, -1));
 
 const scratchRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'clarify-hook-judges-'));
-const running = await startServer(bin, { database: path.join(scratchRoot, 'clarify.db') });
+const channels = await startChannels();
+const running = await startClarify(bin, { database: path.join(scratchRoot, 'clarify.db'), args: channels.serveArgs });
 const clarify = client(running.base);
 const hookEnv = (scratch) => {
   const state = path.join(scratch.root, 'hook-state');
@@ -105,6 +106,8 @@ async function withCodex(call, body) {
 /** The tool_result of the scripted call once the model has it. */
 const claudeResult = (standIn) => until('the tool_result at the stand-in', () => standIn.results()[0], 30000);
 const codexOutput = (standIn) => until('the function_call_output at the stand-in', () => standIn.outputs()[0], 30000);
+/** Text as Slack's mrkdwn carries it (Clarify escapes &, < and >). */
+const slackText = (text) => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 const marker = (scratch) => fs.existsSync(path.join(scratch.project, 'ran.txt'));
 
 const judges = [
@@ -127,6 +130,36 @@ const judges = [
       const text = resultText(await claudeResult(standIn));
       check(text.includes('="Rust, Zig"') && text.includes('="my own "db""'), 'labels joined by ", " and the free text as itself', text);
     })],
+  ['claude: AskUserQuestion answered by one tap on a phone notification (ntfy answer link)', () => {
+    const seen = channels.ntfy.length;
+    return withClaude([askTurn([DB])], async ({ standIn }) => {
+      const bundle = await clarify.waitPending('the AskUserQuestion', asking(DB.question));
+      // This bundle's notice: earlier judges asked the same question.
+      const notice = await until('the ntfy notice', () => channels.ntfy.slice(seen).find((n) => n.message?.includes(DB.question)
+        && n.click?.endsWith(`/t/${bundle.task_id}`) && n.actions?.some((a) => a.label === 'SQLite')), 15000);
+      const tapped = await tap(notice.actions.find((a) => a.label === 'SQLite'));
+      check(tapped.status === 200, 'the tap answered', tapped);
+      const result = await claudeResult(standIn);
+      check(resultText(result).includes('="SQLite"'), 'tool_result carries SQLite', resultText(result));
+      check((await clarify.bundle(bundle.pending_id)).status === 'answered', 'the bundle answered', bundle.pending_id);
+    });
+  }],
+  ['claude: Bash approval allowed by a Slack button press, the command runs', () => {
+    const seen = channels.slack.length;
+    return withClaude([bashTurn('echo ran > ran.txt')], async ({ standIn, scratch }) => {
+      const bundle = await clarify.waitPending('the Bash approval', showing('echo ran > ran.txt'));
+      const post = await until('the Slack post', () => channels.slack.slice(seen).find((c) => c.method === 'chat.postMessage'
+        && c.body.text?.includes(slackText(bundle.questions[0].prompt))), 15000);
+      const buttons = post.body.blocks.flatMap((b) => b.elements ?? []).filter((e) => e.value);
+      const allow = buttons.find((e) => /Allow once|^Allow$/.test(e.text?.text));
+      check(allow, 'an Allow button', buttons);
+      const pressed = await slackPress(running.base, allow.value);
+      check(pressed.status === 200, 'the press answered', pressed);
+      const result = await claudeResult(standIn);
+      check(!result.is_error && marker(scratch), 'the command ran', resultText(result));
+      check((await clarify.bundle(bundle.pending_id)).answered_by?.channel === 'slack', 'answered in Slack', bundle.pending_id);
+    });
+  }],
   ['claude: Bash approval allowed over REST, the command runs', () =>
     withClaude([bashTurn('echo ran > ran.txt')], async ({ standIn, scratch }) => {
       const bundle = await clarify.waitPending('the Bash approval', showing('echo ran > ran.txt'));
@@ -206,6 +239,7 @@ for (const [name, judge] of judges) {
 }
 running.server.kill('SIGTERM');
 await running.exited;
+await channels.close();
 fs.rmSync(scratchRoot, { recursive: true, force: true });
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

@@ -1,13 +1,31 @@
 // The Clarify side of the judges: the server under test, what a person does over REST (the inbox,
 // an answer, a denial), and how the hooks get installed: by `clarify hooks install` (the real
 // program) or, until it exists, by writing stub-clarify-hook.mjs into the agents' settings.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import fs from 'node:fs';
 import path from 'node:path';
 import { until } from './tmux.mjs';
 
 const HERE = path.dirname(new URL(import.meta.url).pathname);
 export const STUB_HOOK = path.resolve(HERE, '../stub-clarify-hook.mjs');
+
+/**
+ * Starts `bin serve` on a free port with the SQLite file `database` and `args`; resolves to
+ * {server, exited, base} once it says where it listens (it binds before saying so).
+ */
+export async function startClarify(bin, { database, args = [] }) {
+  const server = spawn(bin, ['serve', '--listen', '127.0.0.1:0', '--database-url', `sqlite://${database}`, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise((r) => server.once('exit', r));
+  const line = await new Promise((resolve, reject) => {
+    createInterface({ input: server.stdout }).once('line', resolve);
+    server.once('exit', (code) => reject(new Error(`clarify exited ${code} before listening`)));
+  });
+  if (!line.startsWith('listening on ')) throw new Error(`clarify said ${line}`);
+  return { server, exited, base: line.slice('listening on '.length) };
+}
 
 export function client(base) {
   async function rest(method, route, body) {
