@@ -160,6 +160,26 @@ const judges = [
       check((await clarify.bundle(bundle.pending_id)).answered_by?.channel === 'slack', 'answered in Slack', bundle.pending_id);
     });
   }],
+  ['claude: AskUserQuestion declined in Clarify with a reason, the model reads the reason', () =>
+    withClaude([askTurn([DB])], async ({ standIn }) => {
+      const bundle = await clarify.waitPending('the AskUserQuestion', asking(DB.question));
+      await clarify.respond(bundle.pending_id, { rejected: true, reject_reason: 'ask me tomorrow' });
+      const result = await claudeResult(standIn);
+      const text = resultText(result);
+      check(result.is_error && /declined/i.test(text) && text.includes('ask me tomorrow'), 'a denial naming the decline and its reason', text);
+    })],
+  ['claude: Allow for this session, the same command runs again without asking', () =>
+    withClaude([bashTurn('touch once.txt'), bashTurn('touch once.txt')], async ({ standIn, scratch }) => {
+      const bundle = await clarify.waitPending('the Bash approval', showing('touch once.txt'));
+      const session = bundle.questions[0].options.find((o) => /this session/i.test(o.label));
+      if (!session) throw new Skip(`no "Allow for this session" option: ${bundle.questions[0].options.map((o) => o.label).join(', ')}`);
+      await clarify.respond(bundle.pending_id, { answers: [{ question_id: 'q1', selected_options: [session.option_id], custom_text: '' }] });
+      await until('both tool_results', () => standIn.results().length === 2, 30000);
+      check(standIn.results().every((r) => !r.is_error), 'both ran', standIn.results().map(resultText));
+      const again = (await clarify.pending()).filter(showing('touch once.txt'));
+      check(again.length === 0, 'no second approval', again);
+      check(marker(scratch) === false && fs.existsSync(path.join(scratch.project, 'once.txt')), 'the file exists', fs.readdirSync(scratch.project));
+    })],
   ['claude: Bash approval allowed over REST, the command runs', () =>
     withClaude([bashTurn('echo ran > ran.txt')], async ({ standIn, scratch }) => {
       const bundle = await clarify.waitPending('the Bash approval', showing('echo ran > ran.txt'));

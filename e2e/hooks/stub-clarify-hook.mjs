@@ -104,14 +104,25 @@ function shown(payload) {
   return JSON.stringify(input);
 }
 
+/** The session rule "Allow for this session" adds: this exact command for Bash, else the tool. */
+function sessionRule(payload) {
+  const rule = payload.tool_name === 'Bash' ? { toolName: 'Bash', ruleContent: payload.tool_input.command } : { toolName: payload.tool_name };
+  return [{ type: 'addRules', rules: [rule], behavior: 'allow', destination: 'session' }];
+}
+
 async function approval(payload) {
+  // Codex's payloads carry turn_id; it refuses a decision with updatedPermissions (fails closed).
+  const claude = payload.turn_id === undefined;
+  const labels = claude ? ['Allow once', 'Allow for this session', 'Deny'] : ['Allow once', 'Deny'];
   const { outcome } = await askAndWait(payload, keyOf(payload), [{
     prompt: `Allow ${payload.tool_name}: \`${shown(payload)}\`?`,
-    options: [{ label: 'Allow once' }, { label: 'Deny' }],
+    options: labels.map((label) => ({ label })),
   }]);
   const response = outcome.response;
   const a = response.answers?.[0];
-  if (!response.rejected && a?.selected_options?.includes('q1_opt1')) return permission({ behavior: 'allow' });
+  const picked = labels[Number(a?.selected_options?.[0]?.split('_opt')[1]) - 1];
+  if (!response.rejected && picked === 'Allow once') return permission({ behavior: 'allow' });
+  if (!response.rejected && picked === 'Allow for this session') return permission({ behavior: 'allow', updatedPermissions: sessionRule(payload) });
   const reason = response.reject_reason || a?.custom_text || '';
   return permission({ behavior: 'deny', message: reason ? `Denied in Clarify: ${reason}` : 'Denied in Clarify.' });
 }
