@@ -72,16 +72,18 @@ async function withClaude(turns, body, extraEnv = {}) {
   const scratch = claude.scratchClaude({});
   const env = { ...hookEnv(scratch), ...extraEnv };
   installClaudeHooks({ mode, bin, scratch, env });
-  const tmux = await claude.startClaude({ scratch, baseUrl: standIn.url, env });
+  let tmux;
   try {
+    tmux = await claude.startClaude({ scratch, baseUrl: standIn.url, env });
     await claude.prompt(tmux, `${MARKER}: do the task`);
     await body({ standIn, scratch, tmux });
   } catch (error) {
-    error.message += `\n--- screen:\n${tmux.screen().split('\n').filter((l) => l.trim()).join('\n')}`;
+    if (tmux) error.message += `\n--- screen:\n${tmux.screen().split('\n').filter((l) => l.trim()).join('\n')}`;
     throw error;
   } finally {
-    await claude.quit(tmux);
+    if (tmux) await claude.quit(tmux);
     await standIn.close();
+    fs.rmSync(scratch.root, { recursive: true, force: true });
   }
 }
 
@@ -90,16 +92,18 @@ async function withCodex(call, body) {
   const scratch = codex.scratchCodex({ baseUrl: standIn.url });
   const env = hookEnv(scratch);
   installCodexHooks({ mode, bin, scratch, env });
-  const tmux = await codex.startCodex({ scratch, env });
+  let tmux;
   try {
+    tmux = await codex.startCodex({ scratch, env });
     await codex.prompt(tmux, `${MARKER}: do the task`);
     await body({ standIn, scratch, tmux });
   } catch (error) {
-    error.message += `\n--- screen:\n${tmux.screen().split('\n').filter((l) => l.trim() && !/[⣀-⣿]/.test(l)).join('\n')}`;
+    if (tmux) error.message += `\n--- screen:\n${tmux.screen().split('\n').filter((l) => l.trim() && !/[⣀-⣿]/.test(l)).join('\n')}`;
     throw error;
   } finally {
-    await codex.quit(tmux);
+    if (tmux) await codex.quit(tmux);
     await standIn.close();
+    fs.rmSync(scratch.root, { recursive: true, force: true });
   }
 }
 

@@ -54,7 +54,11 @@ export async function startClaude({ scratch, baseUrl, env = {} }) {
     },
     argv: [CLAUDE_BIN],
   });
-  await until('the Claude Code prompt', () => /manual mode on|for shortcuts/.test(tmux.screen()), 30000);
+  await until('the Claude Code prompt', () => /manual mode on|for shortcuts/.test(tmux.screen()), 30000).catch((error) => {
+    error.message += `\n--- screen:\n${tmux.screen()}`;
+    tmux.kill();
+    throw error;
+  });
   return tmux;
 }
 

@@ -63,7 +63,11 @@ export async function startCodex({ scratch, env = {}, bypassHookTrust = true }) 
       return false;
     }
     return /Ask Codex to do anything|for shortcuts/.test(s);
-  }, 30000);
+  }, 30000).catch((error) => {
+    error.message += `\n--- screen:\n${tmux.screen()}`;
+    tmux.kill();
+    throw error;
+  });
   return tmux;
 }
 
