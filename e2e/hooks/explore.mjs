@@ -1,6 +1,6 @@
 // Exploration runs (kept so the findings in README.md can be re-checked): one scripted Claude Code
 // session with stub-hook.mjs on every event, printing the payloads, the screens and the tool_results.
-// Usage: node explore.mjs SCENARIO   (see `scenarios` below)
+// Usage: [JUDGE_MODE=auto|acceptEdits|bypassPermissions|plan] node explore.mjs SCENARIO   (see `scenarios` below)
 import fs from 'node:fs';
 import path from 'node:path';
 import { startAnthropicStandIn, resultText } from './standin-anthropic.mjs';
@@ -86,7 +86,7 @@ fs.mkdirSync(hookDir);
 fs.writeFileSync(path.join(hookDir, 'answers.json'), JSON.stringify(sc.answers));
 const events = ['PreToolUse', 'PermissionRequest', 'PostToolUse', 'PostToolUseFailure', 'PermissionDenied', 'SessionEnd', 'Notification', 'Stop'];
 const hooks = Object.fromEntries(events.map((e) => [e, [{ matcher: '*', hooks: [{ type: 'command', command: path.join(HERE, 'stub-hook.mjs'), timeout: sc.timeout ?? 30 }] }]]));
-fs.writeFileSync(path.join(scratch.project, '.claude', 'settings.json'), JSON.stringify({ permissions: { defaultMode: 'default' }, hooks }));
+fs.writeFileSync(path.join(scratch.project, '.claude', 'settings.json'), JSON.stringify({ permissions: { defaultMode: process.env.JUDGE_MODE ?? 'default' }, hooks }));
 const tmux = await startClaude({ scratch, baseUrl: standIn.url, env: { JUDGE_HOOK_DIR: hookDir } });
 await prompt(tmux, 'JUDGE: go');
 const mainCount = () => standIn.requests.filter((r) => r.main).length;

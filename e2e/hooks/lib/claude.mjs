@@ -54,7 +54,7 @@ export async function startClaude({ scratch, baseUrl, env = {} }) {
     },
     argv: [CLAUDE_BIN],
   });
-  await until('the Claude Code prompt', () => /manual mode on|for shortcuts/.test(tmux.screen()), 30000).catch((error) => {
+  await until('the Claude Code prompt', () => /mode on|edits on|for shortcuts/.test(tmux.screen()), 30000).catch((error) => {
     error.message += `\n--- screen:\n${tmux.screen()}`;
     tmux.kill();
     throw error;
