@@ -17,7 +17,7 @@ import { startAnthropicStandIn, resultText } from './standin-anthropic.mjs';
 import { startOpenAIStandIn, outputText } from './standin-openai.mjs';
 import * as claude from './lib/claude.mjs';
 import * as codex from './lib/codex.mjs';
-import { until } from './lib/tmux.mjs';
+import { until, pressWhile } from './lib/tmux.mjs';
 import { client, optionId, installClaudeHooks, installCodexHooks, startClarify } from './lib/clarify.mjs';
 import { startChannels, tap, slackPress } from './lib/channels.mjs';
 
@@ -52,6 +52,8 @@ const bashTurn = (command) => ({ blocks: [{ type: 'tool_use', name: 'Bash', inpu
 const MARKER = 'JUDGE';
 // `clarify hook --terminal-after 0`: the agent's own dialog at once, the question still open in Clarify.
 const TERMINAL_AT_ONCE = { CLARIFY_HOOK_TERMINAL_AFTER: '0' };
+// Nothing listens here: the server is down for the hook.
+const CLOSED_PORT = 'http://127.0.0.1:9';
 /** The bundle asking `question` first; the bundle showing `call` (an approval), wherever it shows it. */
 const asking = (question) => (b) => b.questions[0].prompt === question;
 const showing = (call) => (b) => JSON.stringify(b).includes(JSON.stringify(call).slice(1, -1));
@@ -87,10 +89,10 @@ async function withClaude(turns, body, extraEnv = {}) {
   }
 }
 
-async function withCodex(call, body) {
+async function withCodex(call, body, extraEnv = {}) {
   const standIn = await startOpenAIStandIn({ marker: MARKER, turns: [[call]] });
   const scratch = codex.scratchCodex({ baseUrl: standIn.url });
-  const env = hookEnv(scratch);
+  const env = { ...hookEnv(scratch), ...extraEnv };
   installCodexHooks({ mode, bin, scratch, env });
   let tmux;
   try {
@@ -224,6 +226,24 @@ const judges = [
       await claude.quit(tmux);
       await until('the bundle gone from the inbox', async () => !(await clarify.pending()).some((b) => b.pending_id === bundle.pending_id), 10000);
     }, TERMINAL_AT_ONCE)],
+  ['claude: Clarify is down, the agent asks at its own terminal at once', () =>
+    withClaude([askTurn([DB])], async ({ standIn, tmux }) => {
+      await until('the terminal dialog', () => /Enter to select/.test(tmux.screen()), 15000);
+      await claude.pressInDialog(tmux, '2');
+      const text = resultText(await claudeResult(standIn));
+      check(text.includes('="SQLite"'), 'the terminal answer reached the model, nothing invented', text);
+    }, { CLARIFY_SERVER: CLOSED_PORT })],
+  ['codex: no answer in Clarify, its own dialog approves at the terminal; the session end withdraws the approval', () =>
+    withCodex({ type: 'call', name: 'exec_command', arguments: { cmd: 'echo ran > ran.txt', justification: 'Write a marker file?', sandbox_permissions: 'require_escalated' } },
+      async ({ standIn, scratch, tmux }) => {
+        const bundle = await clarify.waitPending('the Codex approval', showing('echo ran > ran.txt'));
+        await until('the Codex approval dialog', () => /Would you like to run/.test(tmux.screen()), 15000);
+        await pressWhile(tmux, /Would you like to run/, 'y');
+        const out = outputText(await codexOutput(standIn));
+        check(/exited with code 0/.test(out) && marker(scratch), 'the command ran', out);
+        await codex.quit(tmux);
+        await until('the approval gone from the inbox', async () => !(await clarify.pending()).some((b) => b.pending_id === bundle.pending_id), 10000);
+      }, TERMINAL_AT_ONCE)],
   ['codex: approval allowed over REST, the command runs', () =>
     withCodex({ type: 'call', name: 'exec_command', arguments: { cmd: 'echo ran > ran.txt', justification: 'Write a marker file?', sandbox_permissions: 'require_escalated' } },
       async ({ standIn, scratch }) => {
@@ -249,6 +269,7 @@ let failed = 0;
 for (const [name, judge] of judges) {
   if (only && !name.includes(only)) continue;
   try {
+    await clarify.forgetPending();
     await judge();
     console.log(`ok ${name}`);
     passed++;

@@ -57,13 +57,19 @@ function remember(payload, key, pendingId) {
   writeState(state);
 }
 
-/** Asks and waits for the person (the agent's hook timeout bounds the wait). */
+// Seconds before the agent's own dialog is let through (the question stays open in Clarify).
+const terminalAfter = Number(process.env.CLARIFY_HOOK_TERMINAL_AFTER ?? 86400);
+
+/** Asks and waits for the person, until `terminalAfter` (then the agent asks at its terminal). */
 async function askAndWait(payload, key, questions) {
   const s = await session(payload);
   const created = await ok('POST', '/clarification/request', { questions }, s.token);
   remember(payload, key, created.pending_id);
+  const end = Date.now() + terminalAfter * 1000;
   for (;;) {
-    const r = await rest('GET', `/clarification/${created.pending_id}/wait?timeout=20`, undefined, s.token);
+    if (Date.now() >= end) throw new Error(`no answer in ${terminalAfter} s`);
+    const wait = Math.max(1, Math.min(20, Math.ceil((end - Date.now()) / 1000)));
+    const r = await rest('GET', `/clarification/${created.pending_id}/wait?timeout=${wait}`, undefined, s.token);
     if (r.status === 200) return { pendingId: created.pending_id, outcome: r.body };
     if (r.status >= 500 || r.status === 404 || r.status === 409) throw new Error(`wait: ${r.status} ${JSON.stringify(r.body)}`);
   }

@@ -28,6 +28,8 @@ export async function startClarify(bin, { database, args = [] }) {
 }
 
 export function client(base) {
+  // Bundles already pending when a judge starts belong to an earlier judge: never its answer.
+  const stale = new Set();
   async function rest(method, route, body) {
     const res = await fetch(`${base}/api/v1${route}`, {
       method,
@@ -47,7 +49,11 @@ export function client(base) {
      * found by their command anywhere in the bundle: the prompt, the context or the call shown.
      */
     waitPending: (what, test, ms = 30000) =>
-      until(`a pending bundle: ${what}`, async () => (await rest('GET', '/pending')).body.bundles.find(test), ms),
+      until(`a pending bundle: ${what}`, async () => (await rest('GET', '/pending')).body.bundles.find((b) => !stale.has(b.pending_id) && test(b)), ms),
+    /** Marks every bundle pending now as an earlier judge's. */
+    forgetPending: async () => {
+      for (const b of (await rest('GET', '/pending')).body.bundles) stale.add(b.pending_id);
+    },
     bundle: async (id) => (await rest('GET', `/clarification/${id}`)).body,
     respond: async (id, submission) => {
       const r = await rest('POST', `/clarification/${id}/respond`, submission);

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Tmux, until } from './tmux.mjs';
+import { Tmux, until, pressWhile } from './tmux.mjs';
 
 const HERE = path.dirname(new URL(import.meta.url).pathname);
 export const CLAUDE_BIN = path.resolve(HERE, '../node_modules/.bin/claude');
@@ -83,16 +83,5 @@ export async function quit(tmux) {
   tmux.kill();
 }
 
-/**
- * Presses `key` in an open dialog as a person would. Claude Code ignores keys for a moment after
- * a dialog appears (measured: a key sent at once is lost), so wait, and press again while the
- * dialog is still up.
- */
-export async function pressInDialog(tmux, key, dialog = /Enter to select/) {
-  await until('the dialog to close', async () => {
-    await new Promise((r) => setTimeout(r, 800));
-    if (!dialog.test(tmux.screen())) return true;
-    tmux.keys(key);
-    return false;
-  }, 15000);
-}
+/** Presses `key` in Claude Code's open dialog (see pressWhile). */
+export const pressInDialog = (tmux, key, dialog = /Enter to select/) => pressWhile(tmux, dialog, key);

@@ -62,3 +62,16 @@ export async function until(what, check, ms = 20000) {
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/**
+ * Presses `key` while `dialog` is on the screen, as a person would. Both CLIs ignore keys for a
+ * moment after a dialog appears (measured: a key sent at once is lost), so wait before each press.
+ */
+export function pressWhile(tmux, dialog, key) {
+  return until('the dialog to close', async () => {
+    await new Promise((r) => setTimeout(r, 800));
+    if (!dialog.test(tmux.screen())) return true;
+    tmux.keys(key);
+    return false;
+  }, 15000);
+}
