@@ -50,6 +50,8 @@ export function client(base) {
      */
     waitPending: (what, test, ms = 30000) =>
       until(`a pending bundle: ${what}`, async () => (await rest('GET', '/pending')).body.bundles.find((b) => !stale.has(b.pending_id) && test(b)), ms),
+    /** The bundles pending now, less earlier judges'. */
+    pendingNow: async () => (await rest('GET', '/pending')).body.bundles.filter((b) => !stale.has(b.pending_id)),
     /** Marks every bundle pending now as an earlier judge's. */
     forgetPending: async () => {
       for (const b of (await rest('GET', '/pending')).body.bundles) stale.add(b.pending_id);
@@ -105,11 +107,16 @@ export function installClaudeHooks({ mode, bin, scratch, env }) {
   return settings;
 }
 
-/** The same for Codex: `clarify hooks install codex` (into CODEX_HOME), or the stub in hooks.json. */
-export function installCodexHooks({ mode, bin, scratch, env }) {
+/**
+ * The same for Codex: `clarify hooks install codex` (into CODEX_HOME), or the judge's own hooks.json.
+ * `terminalAfter` (seconds) goes to the install line; the other modes read CLARIFY_HOOK_TERMINAL_AFTER.
+ */
+export function installCodexHooks({ mode, bin, scratch, env, terminalAfter }) {
   const hooksPath = path.join(scratch.codexHome, 'hooks.json');
   if (mode === 'clarify') {
-    clarifyRun(bin, ['hooks', 'install', 'codex'], { cwd: scratch.project, env: { ...process.env, ...env, HOME: scratch.home, CODEX_HOME: scratch.codexHome } });
+    // The installed command carries its own --terminal-after, which beats the environment.
+    const flags = terminalAfter === undefined ? [] : ['--terminal-after', terminalAfter];
+    clarifyRun(bin, ['hooks', 'install', 'codex', ...flags], { cwd: scratch.project, env: { ...process.env, ...env, HOME: scratch.home, CODEX_HOME: scratch.codexHome } });
     const config = fs.readFileSync(path.join(scratch.codexHome, 'config.toml'), 'utf8');
     if (!fs.existsSync(hooksPath) && !/\[\[?hooks/.test(config)) throw new Error('clarify hooks install codex wrote no hooks');
     return;
