@@ -19,7 +19,7 @@ import * as claude from './lib/claude.mjs';
 import * as codex from './lib/codex.mjs';
 import { until, pressWhile } from './lib/tmux.mjs';
 import { client, optionId, installClaudeHooks, installCodexHooks, startClarify } from './lib/clarify.mjs';
-import { startChannels, tap, slackPress } from './lib/channels.mjs';
+import { startChannels, tap, slackPress, telegramPress } from './lib/channels.mjs';
 
 const args = process.argv.slice(2);
 const bin = path.resolve(args.find((a) => !a.startsWith('--')) ?? process.env.CLARIFY_BIN ?? '');
@@ -245,6 +245,25 @@ const judges = [
         await codex.quit(tmux);
         await until('no approval for it left in the inbox', async () => !(await clarify.pendingNow()).some(showing('echo ran > ran.txt')), 10000);
       }, TERMINAL_AT_ONCE)],
+  ['codex: approval denied by a Telegram button press, the command does not run', () => {
+    const seen = channels.telegram.length;
+    return withCodex({ type: 'call', name: 'exec_command', arguments: { cmd: 'echo ran > ran.txt', justification: 'Write a marker file?', sandbox_permissions: 'require_escalated' } },
+      async ({ standIn, scratch }) => {
+        const bundle = await clarify.waitPending('the Codex approval', showing('echo ran > ran.txt'));
+        const prompt = bundle.questions[0].prompt;
+        const sent = await until('the Telegram message', () => channels.telegram.slice(seen).find((c) => c.method === 'sendMessage'
+          && (c.body.text?.includes(prompt) || c.body.text?.includes(slackText(prompt)))), 15000);
+        const index = channels.telegram.indexOf(sent);
+        const rows = sent.body.reply_markup?.inline_keyboard ?? [];
+        const deny = rows.flat().find((b) => /Deny/.test(b.text));
+        check(deny, 'a Deny button', rows);
+        const pressed = await telegramPress(running.base, deny.callback_data, 501 + index);
+        check(pressed.status === 200, 'the press answered', pressed);
+        const out = outputText(await codexOutput(standIn));
+        check(/Rejected|denied/i.test(out) && !marker(scratch), 'a denial, the command not run', out);
+        check((await clarify.bundle(bundle.pending_id)).answered_by?.channel === 'telegram', 'answered in Telegram', bundle.pending_id);
+      });
+  }],
   ['codex: approval allowed over REST, the command runs', () =>
     withCodex({ type: 'call', name: 'exec_command', arguments: { cmd: 'echo ran > ran.txt', justification: 'Write a marker file?', sandbox_permissions: 'require_escalated' } },
       async ({ standIn, scratch }) => {

@@ -1,15 +1,19 @@
 // The far ends of Clarify's phone and chat channels, faked as their documented APIs so a judge
 // can answer as a person does there: ntfy (a JSON publish to the server's root; the phone's tap is
 // the `http` action's POST to its answer link) and Slack's Web API (`chat.postMessage` /
-// `chat.update`; a button press is a signed `block_actions` interaction sent to Clarify).
+// `chat.update`; a button press is a signed `block_actions` interaction sent to Clarify) and
+// Telegram's Bot API (`sendMessage`; a press is a `callback_query` update sent to Clarify's webhook).
 import crypto from 'node:crypto';
 import http from 'node:http';
 
 export const SLACK_SECRET = 'judge-slack-signing-secret';
+const TELEGRAM_SECRET = 'judge-telegram-webhook-secret';
+const TELEGRAM_CHAT = '-100';
 
 export async function startChannels() {
   const ntfy = [];
   const slack = [];
+  const telegram = [];
   const server = http.createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => { raw += c; });
@@ -23,6 +27,12 @@ export async function startChannels() {
         res.end(JSON.stringify({ ok: true, channel: body.channel, ts: `1700000000.${String(slack.length).padStart(6, '0')}` }));
         return;
       }
+      if (req.url.startsWith('/telegram/')) {
+        const method = req.url.split('/').pop();
+        telegram.push({ method, body });
+        res.end(JSON.stringify({ ok: true, result: { message_id: 500 + telegram.length, chat: { id: Number(TELEGRAM_CHAT) }, date: 0 } }));
+        return;
+      }
       ntfy.push(body);
       res.end(JSON.stringify({ id: `n${ntfy.length}`, event: 'message' }));
     });
@@ -32,9 +42,12 @@ export async function startChannels() {
   return {
     /** `clarify serve` flags that point ntfy and Slack here. */
     serveArgs: ['--notify-ntfy', `${root}/clarify-judge`, '--slack-bot-token', 'xoxb-judge', '--slack-signing-secret', SLACK_SECRET,
-      '--slack-channel', 'C0JUDGE', '--slack-api-url', `${root}/slack`],
+      '--slack-channel', 'C0JUDGE', '--slack-api-url', `${root}/slack`,
+      '--telegram-bot-token', '123:judge', '--telegram-chat-id', TELEGRAM_CHAT, '--telegram-webhook-secret', TELEGRAM_SECRET,
+      '--telegram-api-url', `${root}/telegram`],
     ntfy,
     slack,
+    telegram,
     close: () => new Promise((resolve) => server.close(resolve)),
   };
 }
@@ -68,5 +81,15 @@ export function slackPress(base, value, user = 'alice') {
   return plainRequest(`${base}/api/v1/integrations/slack/interactions`, {
     headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': at, 'x-slack-signature': signature },
     body,
+  });
+}
+
+/** A press of the Telegram button whose callback_data is `data`, on message `messageId`. */
+export function telegramPress(base, data, messageId, user = 'bob') {
+  const update = { update_id: Date.now() % 1e9, callback_query: { id: `cq${Date.now()}`, from: { id: 7, username: user }, data,
+    message: { message_id: messageId, chat: { id: Number(TELEGRAM_CHAT) } } } };
+  return plainRequest(`${base}/api/v1/integrations/telegram/webhook`, {
+    headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': TELEGRAM_SECRET },
+    body: JSON.stringify(update),
   });
 }
