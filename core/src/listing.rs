@@ -80,7 +80,8 @@ pub struct PendingBundle {
     /// the browser (REST views only; absent elsewhere), by key: `context`,
     /// `q1.title`, `q1.prompt` (blocks), `q1.prompt.line` (its first line of
     /// words as plain text, issue 46 item 1),
-    /// `q1_opt1` (an option's label), `q1_opt1.description`. A text that
+    /// `q1_opt1` (an option's label), `q1_opt1.description`, and an
+    /// approval's `tool_call` (the call as code, issue 47). A text that
     /// is empty has no key.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub html: BTreeMap<String, String>,

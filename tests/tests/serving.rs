@@ -74,8 +74,14 @@ async fn serves_the_overlay_and_its_wasm() {
 /// any of it back. Issue 31 asks for 200,000 B gzip;
 /// Leptos and serde over the shared wire types are most of what remains.
 /// A transcript row's decline reason (issue 45 item 4: "Declined: …")
-/// cost 305 B gzip: 256,225 B, so the gzip budget is 256,500 B.
-const BUDGET: [(&str, usize); 2] = [("br", 204_000), ("gzip", 256_500)];
+/// cost 305 B gzip: 256,225 B, so the gzip budget was 256,500 B. Issue 46's
+/// eleven inbox items fit inside it (256,455 B): paid for by reading tasks,
+/// sessions and bundle views without serde's `flatten` (web/src/wire.rs,
+/// -10 KB) and an ASCII-only filter (Unicode's case tables, 15 KB raw).
+/// Issue 47 then put an approval's `kind` and `tool_call` on every listed
+/// bundle (core's wire types, read by the overlay too) and its call in the
+/// overlay: 258,171 B, so the gzip budget is 258,500 B.
+const BUDGET: [(&str, usize); 2] = [("br", 205_000), ("gzip", 258_500)];
 
 #[tokio::test]
 async fn the_wasm_is_sent_precompressed_and_within_its_budget() {

@@ -47,6 +47,11 @@ pub fn bundle(bundle: &mut PendingBundle) {
             );
         }
     }
+    // An approval's call, as code and never as Markdown (issue 47: "the
+    // call, then the buttons"): the overlay inserts it before the card.
+    if let Some(call) = &bundle.tool_call {
+        html.insert("tool_call".into(), tool_call(&call.tool, &call.call));
+    }
     bundle.html = html;
 }
 
@@ -82,6 +87,17 @@ pub fn message(message: &mut Message) {
     if !html.is_empty() {
         meta.insert("html".into(), Value::Object(html));
     }
+}
+
+/// An approval's tool and call: the tool named, the call as a code block
+/// that scrolls (and takes focus) when wide.
+pub fn tool_call(tool: &str, call: &str) -> String {
+    let mut html = String::from("<p class=\"tool-name\">Allow <code>");
+    escape(&mut html, tool);
+    html.push_str("</code> to run:</p><pre tabindex=\"0\"><code>");
+    escape(&mut html, call);
+    html.push_str("</code></pre>");
+    html
 }
 
 /// `text` as blocks: paragraphs, lists, code blocks, quotes.

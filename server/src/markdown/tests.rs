@@ -124,6 +124,16 @@ fn inline_text_has_no_blocks() {
     assert_eq!(inline("- a list"), "a list");
 }
 
+/// Issue 47: an approval's call is code, escaped, never Markdown.
+#[test]
+fn an_approvals_call_is_escaped_code() {
+    assert_eq!(
+        super::tool_call("Bash", "rm -rf *.md <x>"),
+        "<p class=\"tool-name\">Allow <code>Bash</code> to run:</p>\
+         <pre tabindex=\"0\"><code>rm -rf *.md &lt;x&gt;</code></pre>"
+    );
+}
+
 /// Issue 46 item 11: a Markdown table is a table, never raw pipes.
 #[test]
 fn a_table_renders_as_a_table_in_a_box_that_scrolls() {

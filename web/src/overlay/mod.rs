@@ -73,6 +73,7 @@ pub fn Overlay(
     } = bundle.bundle;
     let assign_to = StoredValue::new((pid.clone(), assignee));
     let context = crate::html::of(&html, "context", &context);
+    let call = html.get("tool_call").cloned(); // An approval's call (issue 47).
     let html = StoredValue::new(html);
     let questions: Vec<Question> = questions.into_iter().map(Into::into).collect();
     let count = questions.len();
@@ -96,8 +97,7 @@ pub fn Overlay(
     };
 
     let step = Memo::new(move |_| draft.with(|d| d.step.min(count.saturating_sub(1))));
-    // A row of the inbox is closed, never folded (issue 46 item 5).
-    let collapsed = Memo::new(move |_| on_escape.is_none() && draft.with(|d| d.collapsed));
+    let collapsed = Memo::new(move |_| on_escape.is_none() && draft.with(|d| d.collapsed)); // issue 46 item 5
     let answered = Memo::new(move |_| draft.with(Draft::answered));
     let over = Memo::new(move |_| draft.with(Draft::over_limit));
     let submitting = RwSignal::new(false);
@@ -348,6 +348,7 @@ pub fn Overlay(
                             ></div>
                         }
                     })}
+                {call.clone().map(|c| view! { <div class="approval" data-testid="clarification-approval" inner_html=c></div> })}
                 {(count > 1)
                     .then(|| {
                         let titles = questions.with_value(|q| q.iter().map(|q| q.title.clone()).collect());
