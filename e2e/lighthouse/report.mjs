@@ -31,8 +31,25 @@ function lcp(lhr) {
   return { selector: element.selector ?? "", label: clip(element.nodeLabel ?? element.snippet ?? ""), phases };
 }
 
+/**
+ * Each layout shift in `trace` (observed time, unthrottled): when, its
+ * score, and how the rects it moved went (old → new, x,y,w,h in CSS px;
+ * 0,0,0,0 is pushed out of view, where the score counts the whole move).
+ */
+export function traceShifts(trace) {
+  const events = trace?.traceEvents ?? [];
+  const start = events.find((e) => e.name === "navigationStart")?.ts ?? 0;
+  return events
+    .filter((e) => e.name === "LayoutShift")
+    .map((e) => {
+      const d = e.args?.data ?? {};
+      const moved = (d.impacted_nodes ?? []).map((n) => `[${n.old_rect}] → [${n.new_rect}]`);
+      return `${ms((e.ts - start) / 1000)} ms: ${Number((d.score ?? 0).toFixed(4))} ${moved.join(", ")}`;
+    });
+}
+
 /** The figures of one run. */
-export function summarize(lhr) {
+export function summarize(lhr, trace) {
   const a = lhr.audits;
   const requests = (a["network-requests"]?.details?.items ?? []).map((r) => ({
     url: short(r.url),
@@ -56,6 +73,10 @@ export function summarize(lhr) {
     bootup: (a["bootup-time"]?.details?.items ?? []).map((b) => `${short(b.url)}: ${ms(b.total)} ms (script ${ms(b.scripting)}, compile ${ms(b.scriptParseCompile)})`),
     longTasks: (a["long-tasks"]?.details?.items ?? []).map((t) => `${short(t.url)} ${ms(t.duration)} ms at ${ms(t.startTime)}`),
     bytes: ms((a["total-byte-weight"]?.numericValue ?? 0) / 1024),
+    traceShifts: traceShifts(trace),
+    // Lighthouse's CPU yardstick for this machine at this moment: TBT is the
+    // observed main thread ×4 on a phone, so a busy machine inflates it.
+    benchmark: Math.round(lhr.environment?.benchmarkIndex ?? 0),
   };
 }
 
@@ -65,18 +86,18 @@ const mid = (values) => [...values].sort((x, y) => x - y)[Math.floor(values.leng
 export function median(runs) {
   const byScore = [...runs].sort((x, y) => x.performance - y.performance || x.lcp - y.lcp);
   const out = { run: byScore[Math.floor(runs.length / 2)], runs };
-  for (const key of ["performance", "fcp", "lcp", "tbt", "cls", "si"]) out[key] = mid(runs.map((r) => r[key]));
+  for (const key of ["performance", "fcp", "lcp", "tbt", "cls", "si", "benchmark"]) out[key] = mid(runs.map((r) => r[key]));
   return out;
 }
 
 /** The medians as a Markdown table. */
 export function table(summaries) {
   const lines = [
-    "| form | performance | FCP ms | LCP ms | TBT ms | CLS | Speed Index ms | runs (performance) |",
-    "|---|---|---|---|---|---|---|---|",
+    "| form | performance | FCP ms | LCP ms | TBT ms | CLS | Speed Index ms | runs (performance) | CPU benchmark index |",
+    "|---|---|---|---|---|---|---|---|---|",
   ];
   for (const [form, s] of Object.entries(summaries)) {
-    lines.push(`| ${form} | ${s.performance} | ${s.fcp} | ${s.lcp} | ${s.tbt} | ${s.cls} | ${s.si} | ${s.runs.map((r) => r.performance).join(", ")} |`);
+    lines.push(`| ${form} | ${s.performance} | ${s.fcp} | ${s.lcp} | ${s.tbt} | ${s.cls} | ${s.si} | ${s.runs.map((r) => r.performance).join(", ")} | ${s.benchmark} |`);
   }
   return `Medians:\n\n${lines.join("\n")}`;
 }
@@ -97,6 +118,7 @@ export function diagnosis(summaries) {
         `  largest paint: ${r.lcpElement.selector} "${r.lcpElement.label}"`,
         `  its phases: ${phases || "n/a"}`,
         `  layout shifts:\n${shifted}`,
+        `  as traced: ${r.traceShifts.join("; ") || "none"}`,
         `  render-blocking: ${r.renderBlocking.join(", ") || "none"}`,
         `  main thread: ${r.mainThread.join(", ")}`,
         `  scripts: ${r.bootup.join("; ") || "none"}`,

@@ -4,8 +4,8 @@
 // runs Lighthouse's performance category on `/` as a phone (its default
 // emulation and simulated slow 4G) and as a desktop (its desktop preset),
 // RUNS times each, and prints the medians with what the phone's largest
-// paint is and what shifted. The JSON reports, the phone's median trace and
-// summary.md go to OUT (the test command keeps target/ as artifacts).
+// paint is and what shifted. The JSON reports, each form's median trace (for
+// DevTools' Performance panel) and summary.md go to OUT, kept as artifacts.
 //
 // The floors hold on the phone's medians, the issue's goal: performance ≥
 // CLARIFY_LH_MIN_PERF (95) and CLS ≤ CLARIFY_LH_MAX_CLS (0.05). Exits
@@ -15,16 +15,12 @@
 //   CLARIFY_LH_RUNS (3), CLARIFY_LH_OUT (target/lighthouse),
 //   CHROME_PATH (/usr/bin/chromium)
 
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
-import * as chromeLauncher from "chrome-launcher";
-import lighthouse, { desktopConfig } from "lighthouse";
-
+import { audit, startServer } from "./lab.mjs";
 import { seed } from "./seed.mjs";
 import { summarize, median, table, diagnosis } from "./report.mjs";
 
@@ -34,53 +30,10 @@ const runs = Number(process.env.CLARIFY_LH_RUNS ?? 3);
 const out = resolve(process.env.CLARIFY_LH_OUT ?? join(root, "target/lighthouse"));
 const minPerf = Number(process.env.CLARIFY_LH_MIN_PERF ?? 95);
 const maxCls = Number(process.env.CLARIFY_LH_MAX_CLS ?? 0.05);
-const chromePath = process.env.CHROME_PATH ?? "/usr/bin/chromium";
-// The machine's network is closed: nothing that would reach out, and no
-// GPU. --disable-quic keeps Chromium from racing QUIC on loopback.
-const chromeFlags = [
-  "--headless=new",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
-// Starts the server on a free port; its first line is `listening on URL`,
-// perhaps followed by ` (auth on)`: the URL is the first token after it.
-async function startServer(database) {
-  const server = spawn(
-    binary,
-    ["serve", "--listen", "127.0.0.1:0", "--allow-resume-command", "/bin/true", "--database-url", `sqlite://${database}`],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  const exited = new Promise((r) => server.once("exit", r));
-  const line = await new Promise((resolve, reject) => {
-    createInterface({ input: server.stdout }).once("line", resolve);
-    server.once("exit", (code) => reject(new Error(`clarify exited ${code} before listening`)));
-  });
-  if (!line.startsWith("listening on ")) throw new Error(`clarify said ${line}`);
-  return { server, exited, base: line.slice("listening on ".length).split(" ")[0] };
-}
-
-// One Lighthouse run in a Chromium of its own (no cache or storage shared
-// between runs).
-async function audit(url, form) {
-  const chrome = await chromeLauncher.launch({ chromePath, chromeFlags });
-  try {
-    const flags = { port: chrome.port, output: "json", logLevel: "error", onlyCategories: ["performance"] };
-    return await lighthouse(url, flags, form === "desktop" ? desktopConfig : undefined);
-  } finally {
-    await chrome.kill();
-  }
-}
-
 const started = Date.now();
 mkdirSync(out, { recursive: true });
 const scratch = mkdtempSync(join(tmpdir(), "clarify-lh-"));
-const running = await startServer(join(scratch, "clarify.db"));
+const running = await startServer(binary, join(scratch, "clarify.db"));
 let failures = [];
 try {
   const waiting = await seed(running.base);
@@ -91,10 +44,10 @@ try {
     for (let i = 1; i <= runs; i++) {
       const result = await audit(`${running.base}/`, form);
       writeFileSync(join(out, `${form}-${i}.json`), result.report);
-      const s = summarize(result.lhr);
+      const s = summarize(result.lhr, result.artifacts.Trace);
       s.trace = result.artifacts.Trace;
       results.push(s);
-      console.log(`  ${form} #${i}: performance ${s.performance}, LCP ${s.lcp} ms, TBT ${s.tbt} ms, CLS ${s.cls}`);
+      console.log(`  ${form} #${i}: performance ${s.performance}, LCP ${s.lcp} ms, TBT ${s.tbt} ms, CLS ${s.cls} (CPU benchmark index ${s.benchmark})`);
     }
     summaries[form] = median(results);
     // The median run's trace, to open in DevTools' Performance panel.
