@@ -19,6 +19,8 @@ export const chromeFlags = [
   "--disable-background-networking",
   "--disable-component-update",
   "--disable-sync",
+  // Experiments only (say, --js-flags=--no-wasm-lazy-compilation): more flags.
+  ...(process.env.CLARIFY_LH_CHROME_FLAGS ?? "").split(" ").filter(Boolean),
 ];
 
 /**
