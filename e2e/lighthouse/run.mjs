@@ -64,7 +64,7 @@ try {
   console.log(`${2 - failures.length} passed, ${failures.length} failed`);
 } catch (error) {
   failures = [error];
-  console.log(`FAILED: ${error.stack ?? error}`);
+  console.log(`FAILED: ${error.stack ?? error}\n0 passed, 1 failed`);
 } finally {
   running.server.kill("SIGTERM");
   await running.exited;
