@@ -57,8 +57,24 @@ for (const [size, viewport] of Object.entries(sizes)) {
       await expect(page.locator(`[data-pending-id="${titled}"]`).getByTestId('inbox-row-line')).toContainText('Ship on Friday');
       await row.locator('button.row').click();
       await expect(row.locator('table th').first()).toHaveText('Policy');
+      // One choice has round badges; several (below) square boxes.
+      const round = await row.getByTestId('clarification-option').first().locator('.badge').evaluate((el) => getComputedStyle(el).borderRadius);
+      expect(round).toBe('50%');
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
       await judge(page, 'opened-row');
+
+      // Item 11: several choices look like several before any click.
+      const multi = await ask(request, session, [
+        { prompt: unique('Which regions?'), multi_select: true, options: [{ label: 'eu' }, { label: 'us' }] },
+      ]);
+      await page.goto('/');
+      const multiRow = page.locator(`[data-pending-id="${multi}"]`);
+      await multiRow.locator('button.row').click();
+      const checkbox = multiRow.getByTestId('clarification-checkbox').first();
+      expect(await checkbox.locator('.badge').evaluate((el) => getComputedStyle(el).borderRadius)).not.toBe('50%');
+      await checkbox.click();
+      const badge = checkbox.locator('.badge');
+      expect(await badge.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
     });
 
     test(`item 2 and 3: a number opens; the answer is held in a toast in view, Undo takes it back (${size})`, async ({ page, request }) => {

@@ -23,6 +23,29 @@ pub fn fixture(name: &str) -> Value {
     serde_json::from_str(&text).expect("the fixture is JSON")
 }
 
+/// A recorded payload made a test's own: a new agent session, in a
+/// scratch repository.
+#[must_use]
+pub fn payload(name: &str) -> Value {
+    let mut payload = fixture(name);
+    payload["session_id"] = serde_json::json!(clarify_server::ids::new_id());
+    payload["cwd"] = serde_json::json!(
+        crate::stdio::repository("shop", "main")
+            .display()
+            .to_string()
+    );
+    payload
+}
+
+/// The same conversation's next event: `from`'s session and cwd.
+#[must_use]
+pub fn next(name: &str, from: &Value) -> Value {
+    let mut payload = fixture(name);
+    payload["session_id"] = from["session_id"].clone();
+    payload["cwd"] = from["cwd"].clone();
+    payload
+}
+
 /// What one hook call printed.
 #[derive(Debug)]
 pub struct HookOutput {

@@ -7,18 +7,10 @@
 use std::time::Duration;
 
 use clarify_tests::TestServer;
-use clarify_tests::hook::{HookRunner, finish, fixture};
-use clarify_tests::stdio::repository;
+use clarify_tests::hook::{HookRunner, finish, payload};
 use serde_json::{Value, json};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_clarify-under-test");
-
-fn payload(name: &str) -> Value {
-    let mut payload = fixture(name);
-    payload["session_id"] = json!(clarify_server::ids::new_id());
-    payload["cwd"] = json!(repository("shop", "main").display().to_string());
-    payload
-}
 
 async fn first_pending(server: &TestServer) -> Value {
     loop {

@@ -9,28 +9,10 @@
 use std::time::Duration;
 
 use clarify_tests::TestServer;
-use clarify_tests::hook::{HookRunner, finish, fixture};
-use clarify_tests::stdio::repository;
+use clarify_tests::hook::{HookRunner, finish, fixture, next, payload};
 use serde_json::{Value, json};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_clarify-under-test");
-
-/// A recorded payload made this test's own: a new agent session, in a
-/// scratch repository.
-fn payload(name: &str) -> Value {
-    let mut payload = fixture(name);
-    payload["session_id"] = json!(clarify_server::ids::new_id());
-    payload["cwd"] = json!(repository("shop", "main").display().to_string());
-    payload
-}
-
-/// The same conversation's next event: `from`'s session and cwd.
-fn next(name: &str, from: &Value) -> Value {
-    let mut payload = fixture(name);
-    payload["session_id"] = from["session_id"].clone();
-    payload["cwd"] = from["cwd"].clone();
-    payload
-}
 
 /// The bundle waiting on `server` whose first prompt is `prompt`, once the
 /// hook's process has asked it.

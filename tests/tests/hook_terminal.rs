@@ -6,26 +6,11 @@
 //! session's end takes its open questions out of the inbox.
 
 use clarify_tests::TestServer;
-use clarify_tests::hook::{HookRunner, finish, fixture};
-use clarify_tests::stdio::repository;
+use clarify_tests::hook::{HookRunner, finish, fixture, next, payload};
 use serde_json::{Value, json};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_clarify-under-test");
 const DATABASE: &str = "Which database should the service use?";
-
-fn payload(name: &str) -> Value {
-    let mut payload = fixture(name);
-    payload["session_id"] = json!(clarify_server::ids::new_id());
-    payload["cwd"] = json!(repository("shop", "main").display().to_string());
-    payload
-}
-
-fn next(name: &str, from: &Value) -> Value {
-    let mut payload = fixture(name);
-    payload["session_id"] = from["session_id"].clone();
-    payload["cwd"] = from["cwd"].clone();
-    payload
-}
 
 async fn pending(server: &TestServer) -> Vec<Value> {
     let (_, page) = server.get("/pending").await;
