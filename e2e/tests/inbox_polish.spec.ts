@@ -204,6 +204,23 @@ for (const [size, viewport] of Object.entries(sizes)) {
   });
 }
 
+// Leaving for another page is what is checked: a tab closed by Playwright
+// drops the keep-alive request now and then in headless Chromium (seen in
+// 2 of 3 runs), where a person's browser keeps it.
+test('item 2: an answer held for Undo is sent at once when the person leaves the page, never lost', async ({ browser, request, server }) => {
+  const session = await newSession(request, unique('closing tab'));
+  const id = await ask(request, session, [{ prompt: unique('Sent as the tab closes?'), options: yesNo }]);
+  const page = await browser.newPage();
+  await page.goto(server.url);
+  const row = page.locator(`[data-pending-id="${id}"]`);
+  await row.locator('button.row').click();
+  await row.getByTestId('clarification-option').first().click();
+  await expect(page.getByTestId('inbox-held')).toBeVisible();
+  await page.goto('about:blank');
+  await expect.poll(async () => status(request, id), { timeout: 10_000 }).toBe('answered');
+  await page.close();
+});
+
 test('item 10 and 11: a fresh inbox shows no placeholders before its data, then how to ask and to try the demo', async ({ page }) => {
   const { server, child, dir } = await startServer();
   try {
