@@ -48,7 +48,7 @@ pub fn app(state: AppState) -> Router {
         .merge(http::answer_link::routes())
         .merge(http::integrations::routes())
         .merge(mcp::routes(&state))
-        .merge(web_assets::routes())
+        .merge(web_assets::routes(channels_down(&state)))
         // Every other path: a 404, as a page for a browser, else in the
         // error shape like every other error.
         .fallback(not_found)
@@ -150,6 +150,12 @@ async fn not_found(method: Method, uri: Uri, headers: HeaderMap) -> Response {
 /// 48 item 4): a person or a probe sees a chat that is down.
 async fn healthz(State(state): State<AppState>) -> Json<Value> {
     Json(json!({ "status": "ok", "channels": state.statuses.to_json() }))
+}
+
+/// The channels that are down, for the page's banner (issue 48 item 4).
+fn channels_down(state: &AppState) -> web_assets::Banner {
+    let statuses = state.statuses.clone();
+    Arc::new(move || statuses.down())
 }
 
 /// A failed response, logged as an error, but for a long poll that ended

@@ -62,6 +62,19 @@ impl Statuses {
             .collect()
     }
 
+    /// A sentence per channel that is down, for the people answering:
+    /// what does not reach them, and that the inbox still does.
+    #[must_use]
+    pub fn down(&self) -> Vec<String> {
+        self.entries()
+            .into_iter()
+            .filter(|(_, entry)| entry.link.is_down())
+            .map(|(channel, _)| {
+                format!("{channel} is not connected: its questions and answers wait until it is back; answer here meanwhile.")
+            })
+            .collect()
+    }
+
     /// `{"slack": {"state": "connected", "mode": "socket mode", "down": false}}`.
     #[must_use]
     pub fn to_json(&self) -> Value {
@@ -163,5 +176,7 @@ mod tests {
         slack.on(Event::Start);
         slack.on(Event::Failed);
         assert_eq!(statuses.to_json()["slack"]["down"], true);
+        assert_eq!(statuses.down().len(), 1);
+        assert!(statuses.down()[0].starts_with("slack is not connected"));
     }
 }
