@@ -9,6 +9,7 @@ pub mod hooks;
 pub mod mcp;
 mod notify_args;
 mod parse;
+mod reach;
 mod serve;
 pub mod session;
 pub mod token;
