@@ -98,6 +98,10 @@ pub struct Config {
     pub slack_signing_secret: Option<Secret>,
     /// The channel posted to (an id such as `C0123`, or `#name`).
     pub slack_channel: Option<String>,
+    /// The Slack app's app-level token (`--slack-app-token`, `xapp-…`):
+    /// presses come over Socket Mode, a WebSocket this server opens, and
+    /// no signing secret is needed (issue 48 item 1).
+    pub slack_app_token: Option<Secret>,
     /// Slack's Web API base URL; `https://slack.com/api` when unset.
     pub slack_api_url: Option<String>,
     /// The Telegram bot's token (`--telegram-bot-token`): waiting bundles
@@ -198,7 +202,10 @@ impl Config {
             ],
             token: self.slack_bot_token.as_ref(),
             place: self.slack_channel.as_deref(),
-            secret_set: self.slack_signing_secret.is_some(),
+            // Over Socket Mode presses come on a connection Clarify opened
+            // with the app token: nothing to check a signature of.
+            secret_set: self.slack_signing_secret.is_some() || self.slack_app_token.is_some(),
+            instead: ", or --slack-app-token to take presses over Socket Mode",
             api_url: self
                 .slack_api_url
                 .as_deref()
@@ -209,6 +216,20 @@ impl Config {
             targets.push(slack::target(channel));
             slack::SlackApp { bot_token, api_url }
         });
+        if let Some(app_token) = &self.slack_app_token {
+            if slack.is_none() {
+                return Err(Error::Invalid(
+                    "--slack-bot-token: needed with --slack-app-token (messages are posted as the bot)"
+                        .to_owned(),
+                ));
+            }
+            if !app_token.0.starts_with("xapp-") {
+                return Err(Error::Invalid(
+                    "--slack-app-token: must be an app-level token (xapp-…) with connections:write"
+                        .to_owned(),
+                ));
+            }
+        }
         let telegram = Chat {
             flags: [
                 "--telegram-bot-token",
@@ -219,6 +240,7 @@ impl Config {
             token: self.telegram_bot_token.as_ref(),
             place: self.telegram_chat_id.as_deref(),
             secret_set: self.telegram_webhook_secret.is_some(),
+            instead: "",
             api_url: self
                 .telegram_api_url
                 .as_deref()
@@ -240,6 +262,8 @@ struct Chat<'a> {
     token: Option<&'a Secret>,
     place: Option<&'a str>,
     secret_set: bool,
+    /// What may stand in for the callback secret, as the refusal says it.
+    instead: &'static str,
     api_url: &'a str,
 }
 
@@ -254,7 +278,9 @@ impl<'a> Chat<'a> {
             (Some(token), Some(place)) => {
                 if !self.secret_set {
                     return Err(Error::Invalid(format!(
-                        "{secret_flag}: needed with {token_flag} (its callbacks are checked with it)"
+                        "{secret_flag}: needed with {token_flag} (its callbacks are checked with \
+                         it){}",
+                        self.instead
                     )));
                 }
                 resumer
@@ -314,6 +340,7 @@ impl AppState {
     pub async fn new(db: Db, config: Config) -> Result<Self, Error> {
         let resumer = config.resumer();
         let channels = config.channels(&resumer)?;
+        let webhooks = resumer.webhooks().clone();
         let shutdown = tokio_util::sync::CancellationToken::new();
         let waiters = Waiters::default();
         let here = Events::default();
@@ -369,6 +396,24 @@ impl AppState {
         );
         let sender = Sender::new(lifecycle.db().clone(), channels.clone());
         tokio::spawn(sender.run(shutdown.clone()));
+        if let Some(app_token) = &config.slack_app_token {
+            // Every replica connects: Slack spreads envelopes over up to ten
+            // connections, and the claim answers each press once.
+            let presses = slack::press::Presses::new(
+                lifecycle.resolving.clone(),
+                lifecycle.db().clone(),
+                channels.clone(),
+            );
+            let statuses = slack::keeper_stub::Statuses;
+            let socket = slack::socket::SocketMode::new(
+                app_token.clone(),
+                config.slack_api_url.clone().unwrap_or_else(|| "https://slack.com/api".to_owned()),
+                webhooks,
+                presses,
+                statuses.keeper("slack", "socket mode"),
+            );
+            tokio::spawn(socket.run(shutdown.clone()));
+        }
         let seal_key = SealKey::load(lifecycle.db()).await?;
         Ok(Self(std::sync::Arc::new(Shared {
             lifecycle,
