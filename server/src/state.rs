@@ -1,6 +1,7 @@
 //! Shared state handed to every request handler.
 
 use crate::auth::seal::SealKey;
+use crate::channels::keeper::{self, Statuses};
 use crate::channels::{Channels, FIRST_RETRY, Sender, ntfy, slack, telegram};
 use crate::clock::{micros, now_micros};
 use crate::cluster::Cluster;
@@ -98,9 +99,8 @@ pub struct Config {
     pub slack_signing_secret: Option<Secret>,
     /// The channel posted to (an id such as `C0123`, or `#name`).
     pub slack_channel: Option<String>,
-    /// The Slack app's app-level token (`--slack-app-token`, `xapp-…`):
-    /// presses come over Socket Mode, a WebSocket this server opens, and
-    /// no signing secret is needed (issue 48 item 1).
+    /// The Slack app-level token (`xapp-…`): presses over Socket Mode, no
+    /// signing secret needed (issue 48 item 1).
     pub slack_app_token: Option<Secret>,
     /// Slack's Web API base URL; `https://slack.com/api` when unset.
     pub slack_api_url: Option<String>,
@@ -120,6 +120,9 @@ pub struct Config {
     /// The first retry's delay for a notice; [`FIRST_RETRY`] when unset
     /// (tests shorten it).
     pub notify_first_retry: Option<std::time::Duration>,
+    /// How long a channel's lease lasts unless renewed (issue 48 item 2);
+    /// [`keeper::LEASE`] when unset (tests shorten it).
+    pub channel_lease: Option<std::time::Duration>,
 }
 
 impl Config {
@@ -202,10 +205,8 @@ impl Config {
             ],
             token: self.slack_bot_token.as_ref(),
             place: self.slack_channel.as_deref(),
-            // Over Socket Mode presses come on a connection Clarify opened
-            // with the app token: nothing to check a signature of.
+            // Socket Mode's presses come on a socket Clarify opened: unsigned.
             secret_set: self.slack_signing_secret.is_some() || self.slack_app_token.is_some(),
-            instead: ", or --slack-app-token to take presses over Socket Mode",
             api_url: self
                 .slack_api_url
                 .as_deref()
@@ -216,20 +217,8 @@ impl Config {
             targets.push(slack::target(channel));
             slack::SlackApp { bot_token, api_url }
         });
-        if let Some(app_token) = &self.slack_app_token {
-            if slack.is_none() {
-                return Err(Error::Invalid(
-                    "--slack-bot-token: needed with --slack-app-token (messages are posted as the bot)"
-                        .to_owned(),
-                ));
-            }
-            if !app_token.0.starts_with("xapp-") {
-                return Err(Error::Invalid(
-                    "--slack-app-token: must be an app-level token (xapp-…) with connections:write"
-                        .to_owned(),
-                ));
-            }
-        }
+        slack::socket::check(self.slack_app_token.as_ref(), slack.is_some())
+            .map_err(Error::Invalid)?;
         let telegram = Chat {
             flags: [
                 "--telegram-bot-token",
@@ -240,7 +229,6 @@ impl Config {
             token: self.telegram_bot_token.as_ref(),
             place: self.telegram_chat_id.as_deref(),
             secret_set: self.telegram_webhook_secret.is_some(),
-            instead: "",
             api_url: self
                 .telegram_api_url
                 .as_deref()
@@ -262,8 +250,6 @@ struct Chat<'a> {
     token: Option<&'a Secret>,
     place: Option<&'a str>,
     secret_set: bool,
-    /// What may stand in for the callback secret, as the refusal says it.
-    instead: &'static str,
     api_url: &'a str,
 }
 
@@ -278,9 +264,7 @@ impl<'a> Chat<'a> {
             (Some(token), Some(place)) => {
                 if !self.secret_set {
                     return Err(Error::Invalid(format!(
-                        "{secret_flag}: needed with {token_flag} (its callbacks are checked with \
-                         it){}",
-                        self.instead
+                        "{secret_flag}: needed with {token_flag} (its callbacks are checked with it)"
                     )));
                 }
                 resumer
@@ -328,6 +312,8 @@ pub struct Shared {
     pub shutdown: tokio_util::sync::CancellationToken,
     /// Seals what a client carries for the server (an MCP `requestState`).
     pub seal_key: SealKey,
+    /// What each channel's connection is doing (issue 48 item 4).
+    pub statuses: Statuses,
 }
 
 impl AppState {
@@ -340,7 +326,6 @@ impl AppState {
     pub async fn new(db: Db, config: Config) -> Result<Self, Error> {
         let resumer = config.resumer();
         let channels = config.channels(&resumer)?;
-        let webhooks = resumer.webhooks().clone();
         let shutdown = tokio_util::sync::CancellationToken::new();
         let waiters = Waiters::default();
         let here = Events::default();
@@ -396,23 +381,12 @@ impl AppState {
         );
         let sender = Sender::new(lifecycle.db().clone(), channels.clone());
         tokio::spawn(sender.run(shutdown.clone()));
-        if let Some(app_token) = &config.slack_app_token {
-            // Every replica connects: Slack spreads envelopes over up to ten
-            // connections, and the claim answers each press once.
-            let presses = slack::press::Presses::new(
-                lifecycle.resolving.clone(),
-                lifecycle.db().clone(),
-                channels.clone(),
-            );
-            let statuses = slack::keeper_stub::Statuses;
-            let socket = slack::socket::SocketMode::new(
-                app_token.clone(),
-                config.slack_api_url.clone().unwrap_or_else(|| "https://slack.com/api".to_owned()),
-                webhooks,
-                presses,
-                statuses.keeper("slack", "socket mode"),
-            );
-            tokio::spawn(socket.run(shutdown.clone()));
+        // Each channel's connection out (issue 48): started here, reported
+        // through its keeper.
+        let statuses = Statuses::default();
+        if let Some(token) = &config.slack_app_token {
+            let keeper = statuses.keeper("slack", "socket mode");
+            slack::socket::start(token, &channels, &lifecycle, keeper, &shutdown);
         }
         let seal_key = SealKey::load(lifecycle.db()).await?;
         Ok(Self(std::sync::Arc::new(Shared {
@@ -422,6 +396,7 @@ impl AppState {
             channels,
             shutdown,
             seal_key,
+            statuses,
         })))
     }
 
@@ -429,5 +404,11 @@ impl AppState {
     #[must_use]
     pub fn db(&self) -> &Db {
         self.lifecycle.db()
+    }
+
+    /// How long a channel's lease lasts.
+    #[must_use]
+    pub fn channel_lease(&self) -> std::time::Duration {
+        self.config.channel_lease.unwrap_or(keeper::LEASE)
     }
 }

@@ -317,7 +317,8 @@ impl SlackSocket {
 
     /// Waits until `n` connections were opened in all.
     pub async fn opened(&self, n: usize) {
-        self.within("connection", self.wait(|s| s.opened >= n)).await;
+        self.within("connection", self.wait(|s| s.opened >= n))
+            .await;
     }
 
     /// Waits until no connection is open.
@@ -327,8 +328,11 @@ impl SlackSocket {
 
     /// Waits for envelope `id`'s acknowledgement.
     pub async fn acked(&self, id: &str) -> Ack {
-        self.within("ack", self.wait(|s| s.acks.iter().any(|a| a.envelope_id == id)))
-            .await;
+        self.within(
+            "ack",
+            self.wait(|s| s.acks.iter().any(|a| a.envelope_id == id)),
+        )
+        .await;
         self.acks()
             .into_iter()
             .find(|a| a.envelope_id == id)
@@ -347,7 +351,10 @@ impl SlackSocket {
     pub fn late(&self) -> Vec<String> {
         let s = self.state.lock().unwrap();
         let late = s.acks.iter().filter(|a| a.after > ACK_DEADLINE);
-        let waiting = s.outstanding.iter().filter(|(_, o)| o.sent.elapsed() > ACK_DEADLINE);
+        let waiting = s
+            .outstanding
+            .iter()
+            .filter(|(_, o)| o.sent.elapsed() > ACK_DEADLINE);
         late.map(|a| a.envelope_id.clone())
             .chain(waiting.map(|(id, _)| id.clone()))
             .collect()

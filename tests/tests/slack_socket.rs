@@ -60,6 +60,17 @@ async fn view(server: &TestServer, pending: &str) -> Value {
     server.get(&format!("/clarification/{pending}")).await.1
 }
 
+/// What `/healthz` says of Slack (issue 48 item 4).
+async fn slack_health(server: &TestServer) -> Value {
+    let health: Value = reqwest::get(server.url("/healthz"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    health["channels"]["slack"].clone()
+}
+
 async fn attempts(server: &TestServer, pending: &str) -> usize {
     let (_, log) = server
         .get(&format!("/clarification/{pending}/attempts"))
@@ -67,7 +78,7 @@ async fn attempts(server: &TestServer, pending: &str) -> usize {
     log["attempts"].as_array().unwrap().len()
 }
 
-/// Issue 48 item 1: the hello, envelopes acknowledged in time (after the
+/// Issue 48 items 1 and 4: the hello, envelopes acknowledged in time (after the
 /// claim), a press answered and the message updated, a late press told
 /// the winner, other envelopes acknowledged and ignored, and shutdown
 /// closing the socket at once.
@@ -102,6 +113,10 @@ async fn over_socket_mode_a_press_is_answered_and_every_envelope_acknowledged_in
         json!(["q1_opt2"])
     );
     assert!(ack.after < ACK_DEADLINE, "{ack:?}");
+    assert_eq!(
+        slack_health(&server).await,
+        json!({"state": "connected", "mode": "socket mode", "down": false})
+    );
     let update = apis
         .wait_for("chat.update", |b| b["ts"] == ts.as_str())
         .await;
@@ -154,7 +169,10 @@ async fn a_disconnect_opens_the_next_connection_first_and_a_press_in_the_gap_cou
         assert_eq!(answered["answered_by"]["user"], "alice", "{reason}");
         assert_eq!(attempts(&server, &pending).await, 1, "{reason}: once");
     }
-    assert!(apis.calls("response_url").is_empty(), "nobody told anything");
+    assert!(
+        apis.calls("response_url").is_empty(),
+        "nobody told anything"
+    );
     assert_eq!(socket.late(), Vec::<String>::new());
     server.stop().await;
 }
@@ -180,9 +198,7 @@ async fn a_killed_socket_reconnects_and_a_redelivered_press_changes_nothing() {
     assert_eq!(view(&server, &first).await["answered_by"]["user"], "alice");
     assert_eq!(attempts(&server, &first).await, 1);
 
-    let (second, _, _) = server
-        .ask_expiring(one_question("Lost ack?"), None)
-        .await;
+    let (second, _, _) = server.ask_expiring(one_question("Lost ack?"), None).await;
     let (values, ts) = slack_post(&apis, "Lost ack?").await;
     socket.lose_next_ack();
     let id = socket.interaction(pressed(&apis, "alice", &values[1], "t-lost"));
@@ -204,9 +220,10 @@ async fn a_killed_socket_reconnects_and_a_redelivered_press_changes_nothing() {
     server.stop().await;
 }
 
-/// Issue 48 item 1: the socket URL Slack hands back is held to the network
-/// policy: one into a network the operator did not allow is never
-/// connected to (the stand-in there is reachable, so it is the policy).
+/// Issue 48 items 1 and 4: the socket URL Slack hands back is held to the
+/// network policy: one into a network the operator did not allow is never
+/// connected to (the stand-in there is reachable, so it is the policy),
+/// and `/healthz` says Slack is down.
 #[tokio::test]
 async fn a_socket_url_into_a_blocked_network_is_refused() {
     let apis = ChatApis::start().await;
@@ -220,6 +237,8 @@ async fn a_socket_url_into_a_blocked_network_is_refused() {
     // Refused, then tried again after the keeper's backoff.
     apis.wait_count("apps.connections.open", 2).await;
     assert_eq!(blocked.connections().0, 0, "never connected");
+    let health = slack_health(&server).await;
+    assert_eq!(health["down"], true, "{health}");
     let url = format!("ws://{}/link/?ticket=t", blocked.addr());
     let (_ours, _) = tokio_tungstenite::connect_async(url).await.unwrap();
     blocked.opened(1).await;
@@ -238,8 +257,7 @@ async fn socket_mode_needs_the_bot_and_an_app_level_token_and_no_signing_secret(
                 slack_app_token: None,
                 ..socket_mode(&apis)
             },
-            "--slack-signing-secret: needed with --slack-bot-token (its callbacks are checked \
-             with it), or --slack-app-token",
+            "--slack-signing-secret: needed with --slack-bot-token",
         ),
         (
             Config {

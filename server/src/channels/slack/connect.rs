@@ -27,7 +27,10 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 const MAX_MESSAGE: usize = 1 << 20;
 
 /// A byte stream, plain or TLS.
-pub(super) trait Stream: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send {}
+pub(super) trait Stream:
+    tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send
+{
+}
 impl<T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send> Stream for T {}
 
 /// An open Socket Mode connection.
@@ -60,7 +63,10 @@ impl Opener {
         let answer = self
             .webhooks
             .call(
-                &format!("{}/apps.connections.open", self.api_url.trim_end_matches('/')),
+                &format!(
+                    "{}/apps.connections.open",
+                    self.api_url.trim_end_matches('/')
+                ),
                 "{}".to_owned(),
                 &[("authorization", bearer.as_str())],
                 "apps.connections.open",
@@ -124,9 +130,10 @@ impl Opener {
         let config = WebSocketConfig::default()
             .max_message_size(Some(MAX_MESSAGE))
             .max_frame_size(Some(MAX_MESSAGE));
-        let (socket, _) = tokio_tungstenite::client_async_with_config(request, stream, Some(config))
-            .await
-            .map_err(|e| format!("the socket's upgrade at {host}: {e}"))?;
+        let (socket, _) =
+            tokio_tungstenite::client_async_with_config(request, stream, Some(config))
+                .await
+                .map_err(|e| format!("the socket's upgrade at {host}: {e}"))?;
         Ok(socket)
     }
 }

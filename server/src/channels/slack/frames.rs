@@ -73,7 +73,9 @@ mod tests {
     #[test]
     fn slacks_frames_are_read_as_documented() {
         assert_eq!(
-            Frame::read(r#"{"type":"hello","num_connections":1,"connection_info":{"app_id":"A1"}}"#),
+            Frame::read(
+                r#"{"type":"hello","num_connections":1,"connection_info":{"app_id":"A1"}}"#
+            ),
             Frame::Hello
         );
         for (reason, read) in [

@@ -16,7 +16,6 @@ use crate::ids::Secret;
 
 mod connect;
 mod frames;
-pub(crate) mod keeper_stub;
 pub mod press;
 pub mod signature;
 pub mod socket;

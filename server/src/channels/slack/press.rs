@@ -47,13 +47,16 @@ pub fn press(payload: &Value) -> Option<Press> {
         .or_else(|| user["id"].as_str())?;
     let action = &payload["actions"][0];
     let token = action["value"].as_str()?;
-    let key = payload["trigger_id"].as_str().map(str::to_owned).or_else(|| {
-        Some(format!(
-            "{}@{}",
-            user["id"].as_str()?,
-            action["action_ts"].as_str()?
-        ))
-    });
+    let key = payload["trigger_id"]
+        .as_str()
+        .map(str::to_owned)
+        .or_else(|| {
+            Some(format!(
+                "{}@{}",
+                user["id"].as_str()?,
+                action["action_ts"].as_str()?
+            ))
+        });
     Some(Press {
         user: name.to_owned(),
         token: token.to_owned(),

@@ -24,11 +24,13 @@ use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_util::sync::CancellationToken;
 
+use super::super::Channels;
+use super::super::keeper::{Event, Keeper};
 use super::connect::{Opener, Socket};
 use super::frames::{self, Frame, Reason};
-use super::keeper_stub::{Event, Keeper};
 use super::press::Presses;
 use crate::ids::Secret;
+use crate::lifecycle::Lifecycle;
 use crate::resume::Webhooks;
 
 /// How long a press's claim may run before its envelope is acknowledged
@@ -44,6 +46,56 @@ const PING_EVERY: Duration = Duration::from_secs(15);
 /// How long closing a socket may take (Slack may not finish the close
 /// handshake: the connection is dropped after this).
 const CLOSE_WITHIN: Duration = Duration::from_secs(1);
+
+/// Checks `--slack-app-token`: it needs the bot's token (messages are
+/// posted as the bot: `slack` is whether the app is configured), and must
+/// be an app-level token.
+///
+/// # Errors
+/// What is wrong, naming the flag.
+pub fn check(app_token: Option<&Secret>, slack: bool) -> Result<(), String> {
+    match app_token {
+        Some(_) if !slack => Err(
+            "--slack-bot-token: needed with --slack-app-token (messages are posted as the bot)"
+                .to_owned(),
+        ),
+        Some(token) if !token.0.starts_with("xapp-") => Err(
+            "--slack-app-token: must be an app-level token (xapp-…) with connections:write"
+                .to_owned(),
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// Starts this replica's Socket Mode connection with `app_token`, for the
+/// Slack app `channels` posts as, answering presses through `lifecycle`'s
+/// claim, its state told through `keeper`, until `shutdown`. Every replica
+/// connects: Slack spreads envelopes over up to ten connections, and the
+/// claim answers each press once.
+pub fn start(
+    app_token: &Secret,
+    channels: &Channels,
+    lifecycle: &Lifecycle,
+    keeper: Keeper,
+    shutdown: &CancellationToken,
+) {
+    let Some(app) = &channels.slack else {
+        return;
+    };
+    let presses = Presses::new(
+        lifecycle.resolving.clone(),
+        lifecycle.db().clone(),
+        channels.clone(),
+    );
+    let socket = SocketMode::new(
+        app_token.clone(),
+        app.api_url.clone(),
+        channels.webhooks.clone(),
+        presses,
+        keeper,
+    );
+    tokio::spawn(socket.run(shutdown.clone()));
+}
 
 /// How a connection ended.
 enum Ended {
@@ -168,10 +220,8 @@ impl SocketMode {
     ) -> Ended {
         let (mut sink, mut stream) = socket.split();
         let mut next: Option<Opening<'_>> = None;
-        let mut pings = tokio::time::interval_at(
-            tokio::time::Instant::now() + PING_EVERY,
-            PING_EVERY,
-        );
+        let mut pings =
+            tokio::time::interval_at(tokio::time::Instant::now() + PING_EVERY, PING_EVERY);
         let mut heard = Instant::now();
         let why = loop {
             tokio::select! {
