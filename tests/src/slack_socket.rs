@@ -233,7 +233,7 @@ impl SlackSocket {
     }
 
     /// Sends an envelope of `kind` carrying `payload`; its id.
-    pub fn envelope(&self, kind: &str, payload: Value) -> String {
+    pub fn envelope(&self, kind: &str, payload: &Value) -> String {
         self.with(|s| {
             s.next_envelope += 1;
             let id = format!("env-{}", s.next_envelope);
@@ -254,7 +254,7 @@ impl SlackSocket {
     }
 
     /// Sends an interaction (`payload`, a `block_actions`) as Slack does.
-    pub fn interaction(&self, payload: Value) -> String {
+    pub fn interaction(&self, payload: &Value) -> String {
         self.envelope("interactive", payload)
     }
 

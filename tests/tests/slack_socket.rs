@@ -92,15 +92,15 @@ async fn over_socket_mode_a_press_is_answered_and_every_envelope_acknowledged_in
     let (values, ts) = slack_post(&apis, "Which db?").await;
 
     // Not presses: acknowledged, nothing answered.
-    let event = socket.envelope("events_api", json!({"event": {"type": "app_mention"}}));
-    let modal = socket.interaction(json!({"type": "view_submission", "user": {"id": "U1"}}));
-    let command = socket.envelope("slash_commands", json!({"command": "/clarify"}));
+    let event = socket.envelope("events_api", &json!({"event": {"type": "app_mention"}}));
+    let modal = socket.interaction(&json!({"type": "view_submission", "user": {"id": "U1"}}));
+    let command = socket.envelope("slash_commands", &json!({"command": "/clarify"}));
     for id in [&event, &modal, &command] {
         socket.acked(id).await;
     }
     assert_eq!(view(&server, &pending).await["status"], "pending");
 
-    let id = socket.interaction(pressed(&apis, "alice", &values[1], "t-alice"));
+    let id = socket.interaction(&pressed(&apis, "alice", &values[1], "t-alice"));
     let ack = socket.acked(&id).await;
     // Acknowledged only once the claim went through.
     let answered = view(&server, &pending).await;
@@ -123,7 +123,7 @@ async fn over_socket_mode_a_press_is_answered_and_every_envelope_acknowledged_in
     assert_eq!(update.body["text"], "Answered by alice in Slack: SQLite");
 
     // A late press (bob) is told the winner, only to him.
-    let late = socket.interaction(pressed(&apis, "bob", &values[0], "t-bob"));
+    let late = socket.interaction(&pressed(&apis, "bob", &values[0], "t-bob"));
     socket.acked(&late).await;
     let told = apis.wait_for("response_url", |_| true).await;
     assert_eq!(told.body["response_type"], "ephemeral");
@@ -157,7 +157,7 @@ async fn a_disconnect_opens_the_next_connection_first_and_a_press_in_the_gap_cou
         socket.disconnect(reason);
         // Slack delivers nothing more on the old connection: held until
         // the next one says hello.
-        let id = socket.interaction(pressed(&apis, "alice", &values[0], &format!("t{round}")));
+        let id = socket.interaction(&pressed(&apis, "alice", &values[0], &format!("t{round}")));
         socket.opened(round + 2).await;
         let ack = socket.acked(&id).await;
         assert_eq!(ack.deliveries, 1, "{reason}: delivered once");
@@ -192,7 +192,7 @@ async fn a_killed_socket_reconnects_and_a_redelivered_press_changes_nothing() {
         .await;
     let (values, _) = slack_post(&apis, "Killed socket?").await;
     socket.kill();
-    let id = socket.interaction(pressed(&apis, "alice", &values[0], "t-killed"));
+    let id = socket.interaction(&pressed(&apis, "alice", &values[0], "t-killed"));
     socket.opened(2).await;
     socket.acked(&id).await;
     assert_eq!(view(&server, &first).await["answered_by"]["user"], "alice");
@@ -201,7 +201,7 @@ async fn a_killed_socket_reconnects_and_a_redelivered_press_changes_nothing() {
     let (second, _, _) = server.ask_expiring(one_question("Lost ack?"), None).await;
     let (values, ts) = slack_post(&apis, "Lost ack?").await;
     socket.lose_next_ack();
-    let id = socket.interaction(pressed(&apis, "alice", &values[1], "t-lost"));
+    let id = socket.interaction(&pressed(&apis, "alice", &values[1], "t-lost"));
     socket.opened(3).await;
     let ack = socket.acked(&id).await;
     assert_eq!(ack.deliveries, 2, "delivered again after its ack was lost");

@@ -102,7 +102,7 @@ enum Ended {
     /// At shutdown.
     Shutdown,
     /// Refreshed: the next connection, open and greeted.
-    Replaced(Socket),
+    Replaced(Box<Socket>),
     /// Dropped, or closed by Slack without a refresh.
     Dropped(String),
 }
@@ -173,7 +173,7 @@ impl SocketMode {
             self.keeper.on(Event::Opened);
             match self.serve(socket, &acks, &mut acked, &shutdown).await {
                 Ended::Shutdown => break,
-                Ended::Replaced(next) => ready = Some(next),
+                Ended::Replaced(next) => ready = Some(*next),
                 Ended::Dropped(why) => {
                     tracing::info!(why, "slack: socket mode connection dropped");
                     self.keeper.on(Event::Dropped);
@@ -240,7 +240,7 @@ impl SocketMode {
                     match opened {
                         Ok(socket) => {
                             close(&mut sink).await;
-                            return Ended::Replaced(socket);
+                            return Ended::Replaced(Box::new(socket));
                         }
                         // This one serves until it drops; then the keeper's
                         // backoff.
@@ -293,7 +293,7 @@ impl SocketMode {
         tokio::select! {
             () = shutdown.cancelled() => Ended::Shutdown,
             opened = opening => match opened {
-                Ok(socket) => Ended::Replaced(socket),
+                Ok(socket) => Ended::Replaced(Box::new(socket)),
                 Err(failed) => Ended::Dropped(format!("{why}; the next connection: {failed}")),
             },
         }
