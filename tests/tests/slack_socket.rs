@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use clarify_server::{Config, Secret};
 use clarify_tests::{
-    ACK_DEADLINE, ChatApis, SLACK_APP_TOKEN, SLACK_TOKEN, SlackSocket, TestServer,
+    ACK_DEADLINE, ChatApis, SLACK_APP_TOKEN, SLACK_TOKEN, SlackSocket, TestServer, testing_postgres,
 };
 use serde_json::{Value, json};
 
@@ -218,6 +218,47 @@ async fn a_killed_socket_reconnects_and_a_redelivered_press_changes_nothing() {
     );
     assert_eq!(socket.late(), Vec::<String>::new());
     server.stop().await;
+}
+
+/// Issue 48 items 1 and 2: Socket Mode runs on every replica, with no
+/// lease; a press whose acknowledgement was lost with one replica's socket
+/// is delivered to the other replica's and changes nothing there.
+/// Ignored unless the run tests PostgreSQL (as `replicas.rs`).
+#[tokio::test]
+#[ignore = "needs PostgreSQL"]
+async fn every_replica_connects_and_a_press_redelivered_to_the_other_counts_once() {
+    assert!(testing_postgres(), "set CLARIFY_TEST_POSTGRES_URL");
+    let apis = ChatApis::start().await;
+    let socket = SlackSocket::start(&apis).await;
+    let first = TestServer::start_with(socket_mode(&apis)).await;
+    socket.opened(1).await;
+    let second = first.replica().await;
+    socket.opened(2).await;
+    assert_eq!(socket.connections(), (2, 2), "both replicas connected");
+    let (pending, _, _) = first
+        .ask_expiring(one_question("Two replicas?"), None)
+        .await;
+    let (values, ts) = slack_post(&apis, "Two replicas?").await;
+    // Delivered on the newest connection (the second replica's), answered
+    // there; its ack lost, it comes again on the first replica's.
+    socket.lose_next_ack();
+    let id = socket.interaction(&pressed(&apis, "alice", &values[0], "t-replicas"));
+    let ack = socket.acked(&id).await;
+    assert_eq!(ack.deliveries, 2, "{ack:?}");
+    let answered = view(&first, &pending).await;
+    assert_eq!(answered["answered_by"]["user"], "alice");
+    assert_eq!(attempts(&first, &pending).await, 1, "the claim ran once");
+    let update = apis
+        .wait_for("chat.update", |b| b["ts"] == ts.as_str())
+        .await;
+    assert_eq!(update.body["text"], "Answered by alice in Slack: Postgres");
+    assert!(
+        apis.calls("response_url").is_empty(),
+        "nobody told anything"
+    );
+    socket.opened(3).await;
+    second.stop().await;
+    first.stop().await;
 }
 
 /// Issue 48 items 1 and 4: the socket URL Slack hands back is held to the
