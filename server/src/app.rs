@@ -49,10 +49,20 @@ pub fn app(state: AppState) -> Router {
         .merge(http::integrations::routes())
         .merge(mcp::routes(&state))
         .merge(web_assets::routes(channels_down(&state)))
+        .merge(metrics_route(&state))
         // Every other path: a 404, as a page for a browser, else in the
         // error shape like every other error.
         .fallback(not_found)
         .layer(from_fn_with_state(Arc::new(origin), same_origin::enforce));
+    // Each request counted by route once someone may scrape the figures.
+    let routes = if state.config.metrics {
+        routes.layer(from_fn_with_state(
+            state.measure.clone(),
+            crate::measure::http::record,
+        ))
+    } else {
+        routes
+    };
     let router = security_headers::apply(routes)
         .layer(CompressionLayer::new())
         .layer(PropagateRequestIdLayer::x_request_id())
@@ -150,6 +160,37 @@ async fn not_found(method: Method, uri: Uri, headers: HeaderMap) -> Response {
 /// 48 item 4): a person or a probe sees a chat that is down.
 async fn healthz(State(state): State<AppState>) -> Json<Value> {
     Json(json!({ "status": "ok", "channels": state.statuses.to_json() }))
+}
+
+/// `GET /metrics` on the API's port with `--metrics`, behind the identity
+/// layer (an admin's credential under --auth); nothing otherwise.
+fn metrics_route(state: &AppState) -> Router<AppState> {
+    if !state.config.metrics {
+        return Router::new();
+    }
+    Router::new()
+        .route("/metrics", get(http::metrics::scrape))
+        .route_layer(from_fn_with_state(
+            state.clone(),
+            http::identity::require_identity,
+        ))
+}
+
+/// `--metrics-listen`: `/metrics` alone, without a credential, until the
+/// server stops.
+pub async fn serve_metrics(listener: TcpListener, state: AppState) {
+    let shutdown = state.shutdown.clone();
+    let app = Router::new().route(
+        "/metrics",
+        get(|State(state): State<AppState>| async move { http::metrics::exposition(&state).await }),
+    );
+    let app = app.with_state(state);
+    if let Err(error) = axum::serve(listener, app)
+        .with_graceful_shutdown(async move { shutdown.cancelled().await })
+        .await
+    {
+        tracing::warn!(%error, "the metrics listener stopped");
+    }
 }
 
 /// The channels that are down, for the page's banner (issue 48 item 4).

@@ -22,6 +22,7 @@ pub mod ids;
 pub mod lifecycle;
 pub mod markdown;
 pub mod mcp;
+pub mod measure;
 pub mod quota;
 pub mod resume;
 pub mod serve;

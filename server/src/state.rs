@@ -123,6 +123,9 @@ pub struct Config {
     /// How long a channel's lease lasts unless renewed (issue 48 item 2);
     /// [`keeper::LEASE`] when unset (tests shorten it).
     pub channel_lease: Option<std::time::Duration>,
+    /// Keep the operator's figures and serve them (`--metrics`,
+    /// `--metrics-listen`; issue 49 item 1).
+    pub metrics: bool,
 }
 
 impl Config {
@@ -314,6 +317,8 @@ pub struct Shared {
     pub seal_key: SealKey,
     /// What each channel's connection is doing (issue 48 item 4).
     pub statuses: Statuses,
+    /// The operator's figures (issue 49 item 1).
+    pub measure: crate::measure::Measure,
 }
 
 impl AppState {
@@ -324,6 +329,7 @@ impl AppState {
     /// A `--notify-webhook` the network policy refuses; database errors
     /// during reconciliation.
     pub async fn new(db: Db, config: Config) -> Result<Self, Error> {
+        let measure = crate::measure::Measure::default();
         let resumer = config.resumer();
         let channels = config.channels(&resumer)?;
         let shutdown = tokio_util::sync::CancellationToken::new();
@@ -345,6 +351,7 @@ impl AppState {
                 ask_limits: config.auth.then_some(config.ask_limits),
                 waits_per_user: Some(config.max_open_sessions().saturating_mul(2)),
                 notifications: Some(std::sync::Arc::new(channels.clone())),
+                measure: measure.clone(),
             },
         );
         let reconciled = if shared {
@@ -379,7 +386,7 @@ impl AppState {
                 .clone()
                 .sweep_expired(EXPIRY_EVERY, shutdown.clone()),
         );
-        let sender = Sender::new(lifecycle.db().clone(), channels.clone());
+        let sender = Sender::new(lifecycle.db().clone(), channels.clone(), measure.clone());
         tokio::spawn(sender.run(shutdown.clone()));
         // Each channel's connection out (issue 48): started here, reported
         // through its keeper.
@@ -397,6 +404,7 @@ impl AppState {
             shutdown,
             seal_key,
             statuses,
+            measure,
         })))
     }
 

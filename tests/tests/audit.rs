@@ -145,7 +145,7 @@ async fn the_audit_export_says_who_asked_and_answered_and_shows_only_what_the_ca
         ("?since=yesterday", "since"),
         ("?until=1", "until"),
         ("?format=xml", "format"),
-        ("?limit=0", "limit"),
+        ("?limit=two", "limit"),
         ("?cursor=nope", "cursor"),
     ] {
         let (status, _, body) = export(&server, &admin, query).await;

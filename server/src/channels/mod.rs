@@ -128,6 +128,21 @@ impl Outbound for Channels {
     }
 }
 
+/// Which channel `target` is, for the operator's figures: `slack`,
+/// `telegram`, `ntfy` or `webhook`.
+#[must_use]
+pub fn kind_of(target: &str) -> &'static str {
+    if ntfy::topic_url(target).is_some() {
+        "ntfy"
+    } else if slack::channel_of(target).is_some() {
+        "slack"
+    } else if telegram::chat_of(target).is_some() {
+        "telegram"
+    } else {
+        "webhook"
+    }
+}
+
 /// The `client` an answer through a link to `target` records: ntfy's or
 /// the chat's name, else the webhook's host.
 fn client_of(target: &str) -> String {

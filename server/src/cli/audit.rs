@@ -32,8 +32,8 @@ pub struct AuditArgs {
     #[arg(long, value_enum, default_value_t = Format::Jsonl)]
     pub format: Format,
     /// Bundles fetched a request.
-    #[arg(long, default_value_t = 1000, hide = true,
-          value_parser = clap::value_parser!(u16).range(1..=1000))]
+    #[arg(long, default_value_t = 200, hide = true,
+          value_parser = clap::value_parser!(u16).range(1..=200))]
     pub page_size: u16,
 }
 

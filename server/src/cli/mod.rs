@@ -262,6 +262,16 @@ pub struct ServeArgs {
     #[arg(long, value_name = "URL", env = "CLARIFY_PUBLIC_URL")]
     pub public_url: Option<String>,
 
+    /// Serve the operator's metrics at /metrics on this port (Prometheus's
+    /// text format); under --auth only an admin's token reads them.
+    #[arg(long, env = "CLARIFY_METRICS", value_parser = BoolishValueParser::new())]
+    pub metrics: bool,
+
+    /// Serve /metrics on this address of its own instead, without a
+    /// credential: for a network only the scraper reaches.
+    #[arg(long, env = "CLARIFY_METRICS_LISTEN", value_name = "ADDR")]
+    pub metrics_listen: Option<SocketAddr>,
+
     /// Also run a built-in demo agent that asks you questions (see the
     /// lines it prints).
     #[arg(long)]

@@ -32,6 +32,15 @@ pub(super) async fn serve(args: ServeArgs) -> Result<(), String> {
                 .map(str::to_owned),
         );
     }
+    // Bound first, like the API's: a port that is taken stops the start.
+    let metrics_listener = match args.metrics_listen {
+        Some(at) => Some(
+            TcpListener::bind(at)
+                .await
+                .map_err(|e| format!("cannot listen on {at} (--metrics-listen): {e}"))?,
+        ),
+        None => None,
+    };
     // Bound before the state starts, so notices can link to the real port.
     let listener = TcpListener::bind(args.listen)
         .await
@@ -86,6 +95,7 @@ pub(super) async fn serve(args: ServeArgs) -> Result<(), String> {
         public_url: Some(public_url),
         notify_first_retry: None,
         channel_lease: None,
+        metrics: args.metrics || args.metrics_listen.is_some(),
     };
     // The demo user needs a token when auth is on; the browser logs in with it.
     let demo_token = if args.demo && args.auth {
@@ -112,10 +122,17 @@ pub(super) async fn serve(args: ServeArgs) -> Result<(), String> {
             for line in state.statuses.lines() {
                 writeln!(stdout, "  {line}")?;
             }
+            // Where the scraper reads, when on a port of its own.
+            if let Some(at) = metrics_listener.as_ref().and_then(|l| l.local_addr().ok()) {
+                writeln!(stdout, "  metrics: http://{at}/metrics")?;
+            }
             stdout.flush()
         })
         .map_err(|e| format!("cannot write to stdout: {e}"))?;
     drop(stdout);
+    if let Some(listener) = metrics_listener {
+        tokio::spawn(crate::app::serve_metrics(listener, state.clone()));
+    }
     // How to get a token is said beside the listening line (issue 29).
     if args.auth {
         tracing::info!(

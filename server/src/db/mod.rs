@@ -15,6 +15,7 @@ pub mod chat_messages;
 pub mod clarification;
 pub mod declines;
 pub mod dialect;
+pub mod gauges;
 pub mod mcp_owners;
 pub mod mcp_tasks;
 pub mod messages;

@@ -25,9 +25,9 @@ use crate::state::AppState;
 /// The header that carries the next page's cursor (absent on the last).
 pub const NEXT_CURSOR: HeaderName = HeaderName::from_static("x-next-cursor");
 
-/// Bundles a page by default, and at most.
-const PAGE: i64 = 100;
-const MAX_PAGE: i64 = 1_000;
+/// Bundles a page by default, and at most: as every list pages (L10).
+const PAGE: i64 = 50;
+const MAX_PAGE: i64 = 200;
 
 /// `?since=&until=&format=&limit=&cursor=`.
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -39,7 +39,7 @@ pub struct AuditQuery {
     until: Option<String>,
     /// `jsonl` (one JSON object a line, the default) or `csv`.
     format: Option<String>,
-    /// Bundles a page (a whole number): default 100, at most 1000.
+    /// Bundles a page (a whole number): default 50, at most 200.
     limit: Option<String>,
     /// The previous page's `X-Next-Cursor`.
     cursor: Option<String>,
@@ -113,18 +113,11 @@ pub async fn export(
         Some("csv") => true,
         Some(_) => return Err(Error::BadRequest("format: must be jsonl or csv".to_owned())),
     };
-    let limit = match query.limit.as_deref().map(str::trim) {
-        None | Some("") => PAGE,
-        Some(text) => text
-            .parse::<i64>()
-            .ok()
-            .filter(|n| (1..=MAX_PAGE).contains(n))
-            .ok_or_else(|| {
-                Error::BadRequest(format!(
-                    "limit: must be a whole number from 1 to {MAX_PAGE}"
-                ))
-            })?,
-    };
+    // As every list reads it (L10): below 1 is the default, above the
+    // most is clamped.
+    let limit = super::extract::page_limit(query.limit.as_deref())?
+        .filter(|n| *n >= 1)
+        .map_or(PAGE, |n| n.min(MAX_PAGE));
     let after = match query.cursor.as_deref().map(str::trim) {
         None | Some("") => None,
         Some(text) => Some(Cursor::decode(text).map_err(|e| Error::BadRequest(e.to_string()))?),

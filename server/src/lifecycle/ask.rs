@@ -203,6 +203,12 @@ impl Asking {
         }
         let created = !added.is_empty();
         if created {
+            let kind = if spec.tool_call.is_some() {
+                "approval"
+            } else {
+                "question"
+            };
+            self.shared.measure.asked(kind);
             // Published only once durable, so no browser sees a question
             // that a failed commit never stored.
             self.shared

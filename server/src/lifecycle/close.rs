@@ -88,6 +88,10 @@ impl Sessions {
         if changed.is_empty() {
             return Err(Error::Conflict("clarification request is no longer active"));
         }
+        let kind = crate::measure::Measure::kind_of(&bundle.messages);
+        self.shared
+            .measure
+            .settled("cancelled", "agent", kind, None);
         self.shared
             .closed(&changed, bundle.session_id(), bundle.task_id())
             .await

@@ -82,6 +82,8 @@ impl Sweeps {
         let Some(bundle) = repo::load(self.shared.db.pool(), pending_id).await? else {
             return Ok(Expiry::Done);
         };
+        let kind = crate::measure::Measure::kind_of(&bundle.messages);
+        self.shared.measure.settled("expired", "expiry", kind, None);
         // `closed` wakes the waiters and tells the browsers.
         self.shared
             .closed(&changed, bundle.session_id(), bundle.task_id())

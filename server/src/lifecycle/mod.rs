@@ -105,6 +105,8 @@ pub struct Settings {
     /// Where notices go (`--notify-webhook`, workspaces' own): the port
     /// to the channels; none when `None`.
     pub notifications: Option<Arc<dyn Outbound>>,
+    /// Where the operator's figures are kept (issue 49 item 1).
+    pub measure: crate::measure::Measure,
 }
 
 impl Lifecycle {
@@ -124,7 +126,14 @@ impl Lifecycle {
         let notifications = settings
             .notifications
             .unwrap_or_else(|| Arc::new(outbox::Unset));
-        let shared = Shared::new(db, waiters, events, cluster, notifications);
+        let shared = Shared::new(
+            db,
+            waiters,
+            events,
+            cluster,
+            notifications,
+            settings.measure,
+        );
         let per_user = settings
             .waits_per_user
             .unwrap_or(2 * crate::quota::MAX_OPEN_SESSIONS);
@@ -153,6 +162,12 @@ impl Lifecycle {
             },
             resolving: Resolving { shared, resumer },
         }
+    }
+
+    /// Agents blocked on an answer on this replica now.
+    #[must_use]
+    pub fn agents_waiting(&self) -> usize {
+        self.reading.shared.waiters.attached_for().len()
     }
 
     /// The database.

@@ -62,6 +62,37 @@ impl Resolving {
         outcome: &Outcome,
         by: &AnsweredBy,
     ) -> Result<RespondBody> {
+        let started = std::time::Instant::now();
+        let body = self
+            .claim_and_deliver(bundle, questions, outcome, by)
+            .await?;
+        if body.claimed {
+            let measure = &self.shared.measure;
+            measure.observe("clarify_claim_seconds", &[], started.elapsed());
+            let (what, waited) = match outcome {
+                Outcome::Rejected { .. } => ("declined", true),
+                // Defaults chosen at expiry: nobody answered it.
+                Outcome::Answered(_) if by.channel == Channel::Expiry.as_str() => {
+                    ("defaulted", false)
+                }
+                Outcome::Answered(_) => ("answered", true),
+            };
+            let asked = now_micros().saturating_sub(bundle.created_at());
+            let waited =
+                waited.then(|| std::time::Duration::from_micros(asked.max(0).unsigned_abs()));
+            let kind = crate::measure::Measure::kind_of(&bundle.messages);
+            measure.settled(what, &by.channel, kind, waited);
+        }
+        Ok(body)
+    }
+
+    async fn claim_and_deliver(
+        &self,
+        bundle: &Bundle,
+        questions: &[Question],
+        outcome: &Outcome,
+        by: &AnsweredBy,
+    ) -> Result<RespondBody> {
         let pending_id = bundle.pending_id();
         let now = now_micros();
         let mut target = None;

@@ -18,6 +18,8 @@ pub(super) struct Shared {
     pub(super) events: Events,
     pub(super) cluster: Cluster,
     pub(super) notifications: std::sync::Arc<dyn Outbound>,
+    /// The operator's figures (issue 49 item 1).
+    pub(super) measure: crate::measure::Measure,
 }
 
 impl Shared {
@@ -27,6 +29,7 @@ impl Shared {
         events: Events,
         cluster: Cluster,
         notifications: std::sync::Arc<dyn Outbound>,
+        measure: crate::measure::Measure,
     ) -> Self {
         Self {
             db,
@@ -34,6 +37,7 @@ impl Shared {
             events,
             cluster,
             notifications,
+            measure,
         }
     }
 

@@ -53,6 +53,15 @@ impl Statuses {
         entries.iter().map(|(k, v)| (*k, *v)).collect()
     }
 
+    /// Each channel and its connection's state.
+    #[must_use]
+    pub fn links(&self) -> Vec<(&'static str, Link)> {
+        self.entries()
+            .into_iter()
+            .map(|(channel, entry)| (channel, entry.link))
+            .collect()
+    }
+
     /// A line per channel: "slack: connected (socket mode)".
     #[must_use]
     pub fn lines(&self) -> Vec<String> {

@@ -50,15 +50,18 @@ pub struct Sender {
     sending: owners::Owners,
     /// Each target's sends in flight.
     busy: targets::Targets,
+    /// Each send counted by channel and outcome (issue 49 item 1).
+    measure: crate::measure::Measure,
 }
 
 impl Sender {
     /// A sender of `db`'s outbox through `channels`.
     #[must_use]
-    pub fn new(db: Db, channels: Channels) -> Self {
+    pub fn new(db: Db, channels: Channels, measure: crate::measure::Measure) -> Self {
         Self {
             db,
             channels,
+            measure,
             sending: owners::Owners::default(),
             busy: targets::Targets::default(),
         }
@@ -199,6 +202,16 @@ impl Sender {
     /// due again with backoff until its deadline.
     async fn sent(&self, row: &Outgoing, sent: Sent, what: &str) -> sqlx::Result<()> {
         let now = now_micros();
+        let outcome = match sent {
+            Sent::Accepted => "sent",
+            Sent::Refused => "refused",
+            Sent::Failed => "failed",
+        };
+        let labels = [
+            ("channel", super::kind_of(&row.target).to_owned()),
+            ("outcome", outcome.to_owned()),
+        ];
+        self.measure.count("clarify_notices_total", &labels);
         match sent {
             Sent::Accepted => self.finish(row, "delivered").await,
             Sent::Refused => self.finish(row, "failed").await,

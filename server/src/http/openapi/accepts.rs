@@ -64,7 +64,11 @@ pub(super) fn pages(document: &mut Value) {
                 parameter["schema"] = json!({"type": "string",
                     "pattern": format!("^[{WHITESPACE}]*(?:true|false)?[{WHITESPACE}]*$")});
             }
-            Some("created_since") => {
+            Some("format") => {
+                parameter["schema"] = json!({"type": "string",
+                    "pattern": format!("^[{WHITESPACE}]*(?:jsonl|csv)?[{WHITESPACE}]*$")});
+            }
+            Some("created_since" | "since" | "until") => {
                 // Empty reads as absent; anything else must parse (L13).
                 parameter["schema"] = json!({"anyOf": [
                     {"type": "string", "format": "date-time"},
