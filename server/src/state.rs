@@ -10,10 +10,10 @@ use crate::db::clarification::Guard;
 use crate::events::Events;
 use crate::ids::Secret;
 use crate::lifecycle::{EXPIRY_EVERY, Error, Lifecycle, ORPHAN_AFTER, SWEEP_EVERY};
-use crate::resume::{
-    AllowedCommands, COMMAND_CONCURRENCY, COMMAND_TIMEOUT, Resumer, WebhookNetworks,
-};
+use crate::resume::Resumer;
 use crate::waiters::Waiters;
+
+mod resumer;
 
 /// How the server was started.
 #[derive(Clone, Debug, Default)]
@@ -128,28 +128,6 @@ impl Config {
     pub fn max_open_sessions(&self) -> usize {
         self.max_open_sessions
             .unwrap_or(crate::quota::MAX_OPEN_SESSIONS)
-    }
-
-    /// What resume targets may do: the allowed programs, and with auth on
-    /// (callers are not the machine's owner) webhooks kept off internal
-    /// networks but for those allowed.
-    fn resumer(&self) -> Resumer {
-        let commands = AllowedCommands::new(
-            self.allowed_resume_commands.clone(),
-            self.resume_command_timeout.unwrap_or(COMMAND_TIMEOUT),
-            self.resume_command_concurrency
-                .unwrap_or(COMMAND_CONCURRENCY),
-        );
-        let networks = if self.auth {
-            WebhookNetworks::restricted(self.allowed_webhook_networks.clone())
-        } else {
-            WebhookNetworks::open()
-        };
-        let networks = self
-            .own_webhook_sockets
-            .iter()
-            .fold(networks, |n, socket| n.with_own(*socket));
-        Resumer::new(commands, networks)
     }
 
     /// Where notices go, each target checked against the same network
