@@ -200,7 +200,8 @@ impl Config {
             ],
             token: self.telegram_bot_token.as_ref(),
             place: self.telegram_chat_id.as_deref(),
-            secret_set: self.telegram_webhook_secret.is_some(),
+            // Without a webhook secret the bot polls (issue 48 item 1).
+            secret_set: true,
             api_url: self
                 .telegram_api_url
                 .as_deref()
@@ -356,6 +357,10 @@ impl AppState {
         // Each channel's connection out (issue 48): started here, reported
         // through its keeper.
         let statuses = Statuses::default();
+        let lease = config.channel_lease.unwrap_or(keeper::LEASE);
+        if config.telegram_webhook_secret.is_none() {
+            telegram::poll::start(&channels, &lifecycle, &statuses, lease, &shutdown);
+        }
         let seal_key = SealKey::load(lifecycle.db()).await?;
         Ok(Self(std::sync::Arc::new(Shared {
             lifecycle,

@@ -2,8 +2,10 @@
 //! Telegram's Bot API, speaking their documented shapes: `chat.postMessage`
 //! and `chat.update` (bearer token, `{ok, channel, ts}`), a press's
 //! `response_url`, and `sendMessage`, `editMessageText`,
-//! `answerCallbackQuery` (`/bot<token>/<method>`, `{ok, result}`). It
-//! records every call, and signs Slack's callbacks as Slack does.
+//! `answerCallbackQuery` (`/bot<token>/<method>`, `{ok, result}`), with
+//! Telegram's update side (webhook and `getUpdates`) in
+//! [`crate::telegram_fake`]. It records every call, and signs Slack's
+//! callbacks as Slack does.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -16,6 +18,7 @@ use serde_json::{Value, json};
 use tokio::sync::{Notify, oneshot};
 
 use crate::background::serve_in_background;
+use crate::telegram_fake::{METHODS, Updates};
 
 /// The bot token the fake Slack takes.
 pub const SLACK_TOKEN: &str = "xoxb-test";
@@ -46,6 +49,7 @@ pub struct ChatApis {
     addr: SocketAddr,
     log: Arc<Mutex<Log>>,
     arrived: Arc<Notify>,
+    updates: Arc<Updates>,
     _shutdown: oneshot::Sender<()>,
 }
 
@@ -74,6 +78,8 @@ impl ChatApis {
         let (l1, r1) = (log.clone(), arrived.clone());
         let (l2, r2) = (log.clone(), arrived.clone());
         let (l3, r3) = (log.clone(), arrived.clone());
+        let updates = Arc::new(Updates::default());
+        let u3 = updates.clone();
         let app = axum::Router::new()
             .route(
                 "/api/{method}",
@@ -109,10 +115,15 @@ impl ChatApis {
                 "/{bot}/{method}",
                 axum::routing::post(
                     move |Path((bot, method)): Path<(String, String)>, body: axum::Json<Value>| {
-                        let (log, ring) = (l3.clone(), r3.clone());
+                        let (log, ring, updates) = (l3.clone(), r3.clone(), u3.clone());
                         async move {
                             if bot != format!("bot{TELEGRAM_TOKEN}") {
                                 return (StatusCode::UNAUTHORIZED, axum::Json(json!({"ok": false, "error_code": 401, "description": "Unauthorized"})));
+                            }
+                            if METHODS.contains(&method.as_str()) {
+                                record(&log, &ring, &method, body.0.clone());
+                                let (status, answer) = updates.answer(&method, &body.0).await;
+                                return (status, axum::Json(answer));
                             }
                             let chat = body.0["chat_id"].clone();
                             let id = record(&log, &ring, &method, body.0);
@@ -131,6 +142,7 @@ impl ChatApis {
             addr,
             log,
             arrived,
+            updates,
             _shutdown: shutdown,
         }
     }
@@ -151,6 +163,54 @@ impl ChatApis {
     #[must_use]
     pub fn telegram_api(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// Queues a press of the Telegram button whose data is `token` by
+    /// `user`, for the bot to fetch; returns the callback query's id.
+    #[must_use]
+    pub fn telegram_press(&self, token: &str, user: &str) -> String {
+        let id = self.updates.queue(|id| {
+            json!({"callback_query": {"id": format!("q{id}"),
+            "from": {"id": 7, "is_bot": false, "first_name": user, "username": user},
+            "chat_instance": "1", "data": token}})
+        });
+        format!("q{id}")
+    }
+
+    /// Queues `user`'s reply `text` to the bot's message `message_id` in
+    /// chat `chat_id`; returns the update's id.
+    pub fn telegram_reply(&self, chat_id: i64, message_id: u64, user: &str, text: &str) -> i64 {
+        self.updates.queue(|id| {
+            json!({"message": {"message_id": 90_000 + id, "date": 0,
+            "chat": {"id": chat_id, "type": "group"}, "text": text,
+            "from": {"id": 7, "is_bot": false, "first_name": user, "username": user},
+            "reply_to_message": {"message_id": message_id, "date": 0, "chat": {"id": chat_id}}}})
+        })
+    }
+
+    /// Sets the Telegram bot's webhook, as someone's `setWebhook` would.
+    pub fn set_telegram_webhook(&self, url: &str) {
+        self.updates.set_webhook(url);
+    }
+
+    /// The Telegram bot's webhook, empty when none is set.
+    #[must_use]
+    pub fn telegram_webhook(&self) -> String {
+        self.updates.webhook()
+    }
+
+    /// How many `getUpdates` were refused 409 (a webhook set, or a newer
+    /// poll ending an older one).
+    #[must_use]
+    pub fn telegram_conflicts(&self) -> u64 {
+        self.updates.conflicts()
+    }
+
+    /// How many Telegram updates are queued and not yet confirmed (by a
+    /// `getUpdates` asking past them).
+    #[must_use]
+    pub fn telegram_unconfirmed(&self) -> usize {
+        self.updates.unconfirmed()
     }
 
     /// Every call so far to `method`.

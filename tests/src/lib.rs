@@ -20,6 +20,7 @@ mod race;
 mod receiver;
 mod server;
 pub mod stdio;
+mod telegram_fake;
 
 pub use balancer::RoundRobin;
 pub use chat_fake::{ApiCall, ChatApis, SLACK_TOKEN, TELEGRAM_TOKEN, slack_signed};
