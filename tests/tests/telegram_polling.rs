@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use clarify_server::{Config, Secret};
-use clarify_tests::{ChatApis, TELEGRAM_TOKEN, TestServer};
+use clarify_tests::{ChatApis, Receiver, TELEGRAM_TOKEN, TestServer};
 use serde_json::{Value, json};
 
 /// A bot with a chat and no webhook secret: it polls.
@@ -283,5 +283,31 @@ async fn the_offset_is_kept_across_a_restart() {
     assert_eq!(view(&server, &second).await["answered_by"]["user"], "frank");
     assert_eq!(attempts(&server, &first).await, 1, "one press, one attempt");
     assert_eq!(attempts(&server, &second).await, 1);
+    server.stop().await;
+}
+
+/// Issue 48 item 1: a press the claim takes back (the agent's resume
+/// webhook refused the answer) is passed, not fetched forever: the presser
+/// is told why, the question stays open, and the next poll asks past it.
+#[tokio::test]
+async fn a_press_whose_answer_cannot_reach_the_agent_is_told_and_passed() {
+    let apis = ChatApis::start().await;
+    let receiver = Receiver::start().await;
+    let server = TestServer::start_with(polling(&apis)).await;
+    let (_, session, agent) = server
+        .session(Some(json!({"webhook_url": receiver.refusing_url()})))
+        .await;
+    let pending = server
+        .ask(&session, &agent, one_question("Undeliverable?"))
+        .await;
+    let (data, _) = telegram_message(&apis, "Undeliverable?").await;
+    let refused = apis.telegram_press(&data[0], "jo");
+    assert_eq!(
+        told(&apis, &refused).await,
+        "the answer could not be delivered to the agent; the question is still open"
+    );
+    assert_eq!(view(&server, &pending).await["status"], "pending");
+    apis.wait_for("getUpdates", |b| b["offset"] == update_of(&refused) + 1)
+        .await;
     server.stop().await;
 }

@@ -17,7 +17,7 @@ use crate::ids::Secret;
 pub mod poll;
 mod update;
 
-pub use update::{Tell, Update, handle, update};
+pub use update::{Tell, Update, handle, refused, update};
 
 /// How a Telegram chat is named in the outbox's `target`.
 const SCHEME: &str = "telegram:";

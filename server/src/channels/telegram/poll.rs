@@ -17,7 +17,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::{TelegramBot, handle};
+use super::{TelegramBot, handle, refused};
 use crate::channels::Channels;
 use crate::channels::keeper::{self, Event, Fence, Keeper, Link, Statuses};
 use crate::db::Db;
@@ -147,9 +147,11 @@ impl Poller {
                     Ok(tell) => tell,
                     // Not advanced: the update is fetched again and retried.
                     Err(domain::Error::Database(error)) => return Err(Broke::Database(error)),
+                    // Nothing a retry would change (the answer could not
+                    // reach the agent, say): passed, its sender told why.
                     Err(other) => {
                         tracing::warn!(update = id, error = %other, "telegram: an update changed nothing");
-                        None
+                        refused(update, &other.to_string())
                     }
                 };
                 // Past the update before the person is told: a crash

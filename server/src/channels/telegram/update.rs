@@ -127,6 +127,25 @@ pub async fn handle(resolving: &Resolving, update: &Value) -> Result<Option<Tell
     }
 }
 
+/// What tells the sender of `update` that it changed nothing, and `why`
+/// (the question is still open, say), if it is a press or a reply.
+#[must_use]
+pub fn refused(update: &Value, why: &str) -> Option<Tell> {
+    Some(match self::update(update)? {
+        Update::Press { query_id, .. } => Tell {
+            method: "answerCallbackQuery",
+            body: json!({"callback_query_id": query_id, "text": why}),
+        },
+        Update::Reply {
+            chat_id, reply_id, ..
+        } => Tell {
+            method: "sendMessage",
+            body: json!({"chat_id": chat_id, "text": why,
+                "reply_parameters": {"message_id": reply_id.parse::<i64>().unwrap_or_default()}}),
+        },
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
