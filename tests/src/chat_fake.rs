@@ -199,6 +199,18 @@ impl ChatApis {
         self.updates.webhook()
     }
 
+    /// Holds every new `getUpdates` (one already waiting goes on) until
+    /// [`ChatApis::resume_telegram_polls`], which fails them unseen: what
+    /// a poll lost on its way to Telegram is, confirming nothing.
+    pub fn pause_telegram_polls(&self) {
+        self.updates.pause();
+    }
+
+    /// Ends [`ChatApis::pause_telegram_polls`].
+    pub fn resume_telegram_polls(&self) {
+        self.updates.resume();
+    }
+
     /// How many `getUpdates` were refused 409 (a webhook set, or a newer
     /// poll ending an older one).
     #[must_use]

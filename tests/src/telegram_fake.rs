@@ -37,6 +37,9 @@ struct State {
     newest: u64,
     /// Each `getUpdates` refused 409.
     conflicts: u64,
+    /// New polls are held and then fail unseen, as if they never reached
+    /// Telegram: nothing they ask past is confirmed.
+    paused: bool,
 }
 
 /// The updates a bot has not yet confirmed, and who is polling.
@@ -87,6 +90,33 @@ impl Updates {
         self.state.lock().unwrap().webhook.clone()
     }
 
+    /// Holds every new `getUpdates` until [`Updates::resume`], which
+    /// fails it (502) without confirming anything.
+    pub(crate) fn pause(&self) {
+        self.state.lock().unwrap().paused = true;
+    }
+
+    /// Ends [`Updates::pause`].
+    pub(crate) fn resume(&self) {
+        self.state.lock().unwrap().paused = false;
+        self.changed.notify_waiters();
+    }
+
+    /// Whether a poll had to wait out a pause (returns once there is none).
+    async fn paused(&self) -> bool {
+        let mut waited = false;
+        loop {
+            let notified = self.changed.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if !self.state.lock().unwrap().paused {
+                return waited;
+            }
+            waited = true;
+            notified.await;
+        }
+    }
+
     /// How many `getUpdates` were refused 409.
     pub(crate) fn conflicts(&self) -> u64 {
         self.state.lock().unwrap().conflicts
@@ -123,6 +153,12 @@ impl Updates {
     }
 
     async fn get_updates(&self, body: &Value) -> (StatusCode, Value) {
+        if self.paused().await {
+            return (
+                StatusCode::BAD_GATEWAY,
+                json!({"ok": false, "error_code": 502, "description": "Bad Gateway"}),
+            );
+        }
         let offset = body["offset"].as_i64();
         let wait = Duration::from_secs(body["timeout"].as_u64().unwrap_or(0).min(MOST_WAIT));
         let limit = usize::try_from(body["limit"].as_u64().unwrap_or(100)).unwrap_or(100);
