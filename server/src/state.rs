@@ -10,10 +10,10 @@ use crate::db::clarification::Guard;
 use crate::events::Events;
 use crate::ids::Secret;
 use crate::lifecycle::{EXPIRY_EVERY, Error, Lifecycle, ORPHAN_AFTER, SWEEP_EVERY};
-use crate::resume::{
-    AllowedCommands, COMMAND_CONCURRENCY, COMMAND_TIMEOUT, Resumer, WebhookNetworks,
-};
+use crate::resume::Resumer;
 use crate::waiters::Waiters;
+
+mod resumer;
 
 /// How the server was started.
 #[derive(Clone, Debug, Default)]
@@ -136,28 +136,6 @@ impl Config {
             .unwrap_or(crate::quota::MAX_OPEN_SESSIONS)
     }
 
-    /// What resume targets may do: the allowed programs, and with auth on
-    /// (callers are not the machine's owner) webhooks kept off internal
-    /// networks but for those allowed.
-    fn resumer(&self) -> Resumer {
-        let commands = AllowedCommands::new(
-            self.allowed_resume_commands.clone(),
-            self.resume_command_timeout.unwrap_or(COMMAND_TIMEOUT),
-            self.resume_command_concurrency
-                .unwrap_or(COMMAND_CONCURRENCY),
-        );
-        let networks = if self.auth {
-            WebhookNetworks::restricted(self.allowed_webhook_networks.clone())
-        } else {
-            WebhookNetworks::open()
-        };
-        let networks = self
-            .own_webhook_sockets
-            .iter()
-            .fold(networks, |n, socket| n.with_own(*socket));
-        Resumer::new(commands, networks)
-    }
-
     /// Where notices go, each target checked against the same network
     /// policy as resume webhooks, and sent through their client.
     fn channels(&self, resumer: &Resumer) -> Result<Channels, Error> {
@@ -231,7 +209,8 @@ impl Config {
             ],
             token: self.telegram_bot_token.as_ref(),
             place: self.telegram_chat_id.as_deref(),
-            secret_set: self.telegram_webhook_secret.is_some(),
+            // Without a webhook secret the bot polls (issue 48 item 1).
+            secret_set: true,
             api_url: self
                 .telegram_api_url
                 .as_deref()
@@ -394,6 +373,10 @@ impl AppState {
         if let Some(token) = &config.slack_app_token {
             let keeper = statuses.keeper("slack", "socket mode");
             slack::socket::start(token, &channels, &lifecycle, keeper, &shutdown);
+        }
+        let lease = config.channel_lease.unwrap_or(keeper::LEASE);
+        if config.telegram_webhook_secret.is_none() {
+            telegram::poll::start(&channels, &lifecycle, &statuses, lease, &shutdown);
         }
         let seal_key = SealKey::load(lifecycle.db()).await?;
         Ok(Self(std::sync::Arc::new(Shared {

@@ -2,8 +2,10 @@
 //! Telegram's Bot API, speaking their documented shapes: `chat.postMessage`
 //! and `chat.update` (bearer token, `{ok, channel, ts}`), a press's
 //! `response_url`, and `sendMessage`, `editMessageText`,
-//! `answerCallbackQuery` (`/bot<token>/<method>`, `{ok, result}`). It
-//! records every call, and signs Slack's callbacks as Slack does.
+//! `answerCallbackQuery` (`/bot<token>/<method>`, `{ok, result}`), with
+//! Telegram's update side (webhook and `getUpdates`) in
+//! [`crate::telegram_fake`]. It records every call, and signs Slack's
+//! callbacks as Slack does.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -16,6 +18,7 @@ use serde_json::{Value, json};
 use tokio::sync::{Notify, oneshot};
 
 use crate::background::serve_in_background;
+use crate::telegram_fake::{METHODS, Updates};
 
 /// The bot token the fake Slack takes.
 pub const SLACK_TOKEN: &str = "xoxb-test";
@@ -48,6 +51,7 @@ pub struct ChatApis {
     addr: SocketAddr,
     log: Arc<Mutex<Log>>,
     arrived: Arc<Notify>,
+    updates: Arc<Updates>,
     /// What `apps.connections.open` hands back (a [`crate::SlackSocket`]).
     socket_url: Arc<Mutex<Option<String>>>,
     _shutdown: oneshot::Sender<()>,
@@ -78,6 +82,8 @@ impl ChatApis {
         let (l1, r1) = (log.clone(), arrived.clone());
         let (l2, r2) = (log.clone(), arrived.clone());
         let (l3, r3) = (log.clone(), arrived.clone());
+        let updates = Arc::new(Updates::default());
+        let u3 = updates.clone();
         let socket_url = Arc::new(Mutex::new(None::<String>));
         let opens = socket_url.clone();
         let app = axum::Router::new()
@@ -128,10 +134,15 @@ impl ChatApis {
                 "/{bot}/{method}",
                 axum::routing::post(
                     move |Path((bot, method)): Path<(String, String)>, body: axum::Json<Value>| {
-                        let (log, ring) = (l3.clone(), r3.clone());
+                        let (log, ring, updates) = (l3.clone(), r3.clone(), u3.clone());
                         async move {
                             if bot != format!("bot{TELEGRAM_TOKEN}") {
                                 return (StatusCode::UNAUTHORIZED, axum::Json(json!({"ok": false, "error_code": 401, "description": "Unauthorized"})));
+                            }
+                            if METHODS.contains(&method.as_str()) {
+                                record(&log, &ring, &method, body.0.clone());
+                                let (status, answer) = updates.answer(&method, &body.0).await;
+                                return (status, axum::Json(answer));
                             }
                             let chat = body.0["chat_id"].clone();
                             let id = record(&log, &ring, &method, body.0);
@@ -150,6 +161,7 @@ impl ChatApis {
             addr,
             log,
             arrived,
+            updates,
             socket_url,
             _shutdown: shutdown,
         }
@@ -179,6 +191,66 @@ impl ChatApis {
     #[must_use]
     pub fn telegram_api(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// Queues a press of the Telegram button whose data is `token` by
+    /// `user`, for the bot to fetch; returns the callback query's id.
+    #[must_use]
+    pub fn telegram_press(&self, token: &str, user: &str) -> String {
+        let id = self.updates.queue(|id| {
+            json!({"callback_query": {"id": format!("q{id}"),
+            "from": {"id": 7, "is_bot": false, "first_name": user, "username": user},
+            "chat_instance": "1", "data": token}})
+        });
+        format!("q{id}")
+    }
+
+    /// Queues `user`'s reply `text` to the bot's message `message_id` in
+    /// chat `chat_id`; returns the update's id.
+    pub fn telegram_reply(&self, chat_id: i64, message_id: u64, user: &str, text: &str) -> i64 {
+        self.updates.queue(|id| {
+            json!({"message": {"message_id": 90_000 + id, "date": 0,
+            "chat": {"id": chat_id, "type": "group"}, "text": text,
+            "from": {"id": 7, "is_bot": false, "first_name": user, "username": user},
+            "reply_to_message": {"message_id": message_id, "date": 0, "chat": {"id": chat_id}}}})
+        })
+    }
+
+    /// Sets the Telegram bot's webhook, as someone's `setWebhook` would.
+    pub fn set_telegram_webhook(&self, url: &str) {
+        self.updates.set_webhook(url);
+    }
+
+    /// The Telegram bot's webhook, empty when none is set.
+    #[must_use]
+    pub fn telegram_webhook(&self) -> String {
+        self.updates.webhook()
+    }
+
+    /// Holds every new `getUpdates` (one already waiting goes on) until
+    /// [`ChatApis::resume_telegram_polls`], which fails them unseen: what
+    /// a poll lost on its way to Telegram is, confirming nothing.
+    pub fn pause_telegram_polls(&self) {
+        self.updates.pause();
+    }
+
+    /// Ends [`ChatApis::pause_telegram_polls`].
+    pub fn resume_telegram_polls(&self) {
+        self.updates.resume();
+    }
+
+    /// How many `getUpdates` were refused 409 (a webhook set, or a newer
+    /// poll ending an older one).
+    #[must_use]
+    pub fn telegram_conflicts(&self) -> u64 {
+        self.updates.conflicts()
+    }
+
+    /// How many Telegram updates are queued and not yet confirmed (by a
+    /// `getUpdates` asking past them).
+    #[must_use]
+    pub fn telegram_unconfirmed(&self) -> usize {
+        self.updates.unconfirmed()
     }
 
     /// Every call so far to `method`.

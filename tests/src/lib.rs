@@ -21,6 +21,7 @@ mod receiver;
 mod server;
 mod slack_socket;
 pub mod stdio;
+mod telegram_fake;
 
 pub use balancer::RoundRobin;
 pub use chat_fake::{

@@ -13,6 +13,11 @@ use crate::client::Api;
 use crate::database::TestDatabase;
 use crate::receiver::Receiver;
 
+mod apart;
+mod rows;
+
+pub use rows::{insert_session, insert_task};
+
 /// A running server. Dropping it shuts the server down.
 #[derive(Debug)]
 pub struct TestServer {
@@ -24,6 +29,8 @@ pub struct TestServer {
     config: clarify_server::Config,
     db: clarify_server::db::Db,
     hub: clarify_server::events::Events,
+    /// The runtime of a server started apart (see `apart.rs`), if it is.
+    runtime: Option<tokio::runtime::Runtime>,
 }
 
 impl TestServer {
@@ -112,6 +119,7 @@ impl TestServer {
             config,
             db,
             hub,
+            runtime: None,
         }
     }
 
@@ -304,6 +312,18 @@ impl TestServer {
         Self::start_on(database, config).await
     }
 
+    /// Stops the server, runs `meanwhile` while it is down (what happens
+    /// elsewhere meanwhile), then starts it again as [`TestServer::restart`].
+    ///
+    /// # Panics
+    /// As [`TestServer::restart`].
+    pub async fn restart_after(self, meanwhile: impl AsyncFnOnce()) -> Self {
+        let (database, config) = (self.database.clone(), self.config.clone());
+        self.stop().await;
+        meanwhile().await;
+        Self::start_on(database, config).await
+    }
+
     /// Stops the server and, once it has finished, starts it again on the
     /// same database, configuration and port: a restart as a client that
     /// keeps the server's URL sees it (its connections drop meanwhile).
@@ -333,58 +353,13 @@ impl TestServer {
     }
 }
 
-/// Stores a task named `id` with no workspace, straight into `db` (for
-/// benchmarks that build their data below the API).
-///
-/// # Panics
-/// On database errors.
-pub async fn insert_task(db: &clarify_server::db::Db, id: &str) {
-    let now = clarify_server::clock::now_micros();
-    let task = clarify_server::db::tasks::Task {
-        id: id.to_owned(),
-        workspace_id: String::new(),
-        title: "bench".into(),
-        description: String::new(),
-        created_at: now,
-        updated_at: now,
-    };
-    db.write(async |c| clarify_server::db::tasks::insert(c, &task).await)
-        .await
-        .expect("insert a task");
-}
-
-/// Inserts a RUNNING session of `task_id` resumed through `resume_target`
-/// (its JSON, or `""` for none) straight into `db`; returns its id.
-///
-/// # Panics
-/// On database errors.
-pub async fn insert_session(
-    db: &clarify_server::db::Db,
-    task_id: &str,
-    resume_target: &str,
-) -> String {
-    let now = clarify_server::clock::now_micros();
-    let session = clarify_server::db::sessions::Session {
-        id: clarify_server::ids::new_id(),
-        task_id: task_id.to_owned(),
-        state: clarify_core::SessionState::Running,
-        resume_target: resume_target.to_owned(),
-        description: String::new(),
-        created_by: String::new(),
-        created_at: now,
-        updated_at: now,
-    };
-    let token_hash = clarify_server::ids::new_id();
-    db.write(async |c| clarify_server::db::sessions::insert(c, &session, &token_hash).await)
-        .await
-        .expect("insert a session");
-    session.id
-}
-
 impl Drop for TestServer {
     fn drop(&mut self) {
         if let Some(shutdown) = self.shutdown.take() {
             let _ = shutdown.send(());
+        }
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
         }
     }
 }

@@ -521,3 +521,112 @@ async fn a_batch_of_relayed_messages_keeps_its_order_and_announces_each() {
     assert_eq!(read, payloads, "announced and stored in order");
     server.stop().await;
 }
+
+/// Asks `prompt` through `server`; the pending id and the data of its
+/// Telegram message's second button.
+async fn asked_in_telegram(
+    server: &TestServer,
+    apis: &clarify_tests::ChatApis,
+    prompt: &str,
+) -> (String, String) {
+    let (pending, _, _) = server.ask_expiring(question(prompt), None).await;
+    let sent = apis
+        .wait_for("sendMessage", |b| {
+            b["text"].as_str().is_some_and(|t| t.contains(prompt))
+        })
+        .await;
+    let data = sent.body["reply_markup"]["inline_keyboard"][1][0]["callback_data"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    (pending, data)
+}
+
+/// What `server`'s `/healthz` says of its Telegram poller.
+async fn telegram_state(server: &TestServer) -> String {
+    let health: Value = server
+        .client()
+        .get(server.url("/healthz"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    health["channels"]["telegram"]["state"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// Issue 48 item 2: Telegram serves one poller per bot, so one replica
+/// polls and the other stands by; the poller's holder is killed (a crash:
+/// its lease is not released) with a press queued and one it handled not
+/// yet confirmed to Telegram; the other replica takes the lease over once
+/// it expires, asks past the update already handled (the offset kept with
+/// the lease), and answers the queued press, each once.
+#[tokio::test]
+#[ignore = "needs PostgreSQL"]
+async fn a_killed_telegram_poller_is_taken_over_and_a_queued_press_answered_once() {
+    use clarify_server::Secret;
+    use clarify_tests::{ChatApis, TELEGRAM_TOKEN};
+    two_replicas_on_postgres();
+    let apis = ChatApis::start().await;
+    let config = Config {
+        telegram_bot_token: Some(Secret(TELEGRAM_TOKEN.into())),
+        telegram_chat_id: Some("-100".into()),
+        telegram_api_url: Some(apis.telegram_api()),
+        notify_first_retry: Some(Duration::from_millis(300)),
+        channel_lease: Some(Duration::from_secs(1)),
+        ..Config::default()
+    };
+    let holder = TestServer::start_apart(config).await;
+    // Only the lease's holder polls: the first poll is the first replica's.
+    apis.wait_for("getUpdates", |_| true).await;
+    let other = holder.replica().await;
+    tokio::time::timeout(PROMPTLY, async {
+        while !telegram_state(&other).await.starts_with("standby")
+            || telegram_state(&holder).await != "connected"
+        {
+            tokio::task::yield_now().await;
+        }
+    })
+    .await
+    .expect("one replica polls, the other stands by");
+
+    // One press handled by the holder just before it dies, its next poll
+    // (which would confirm it to Telegram) lost on the way: only the
+    // stored offset keeps the other replica from handling it again.
+    let (first, data) = asked_in_telegram(&other, &apis, "Polled before the crash?").await;
+    apis.pause_telegram_polls();
+    let before = apis.telegram_press(&data, "hana");
+    apis.wait_for("answerCallbackQuery", |b| b["callback_query_id"] == before)
+        .await;
+    let (second, data) = asked_in_telegram(&other, &apis, "Polled after the crash?").await;
+    holder.kill();
+    apis.resume_telegram_polls();
+    // And one queued while nobody polls.
+    let after = apis.telegram_press(&data, "ivan");
+    let queries = [before, after];
+    let pendings = [first, second];
+    let taken = apis
+        .wait_for("answerCallbackQuery", |b| {
+            b["callback_query_id"] == queries[1]
+        })
+        .await;
+    assert_eq!(taken.body["text"], "Answered: b");
+    assert_eq!(telegram_state(&other).await, "connected");
+    for (query, pending) in queries.iter().zip(&pendings) {
+        let told = apis
+            .calls("answerCallbackQuery")
+            .into_iter()
+            .filter(|c| c.body["callback_query_id"] == *query)
+            .count();
+        assert_eq!(told, 1, "{query} answered once");
+        let (_, log) = other
+            .get(&format!("/clarification/{pending}/attempts"))
+            .await;
+        assert_eq!(log["attempts"].as_array().unwrap().len(), 1, "{log}");
+    }
+    other.stop().await;
+}

@@ -84,8 +84,9 @@ pub struct NotifyArgs {
     pub slack_api_url: String,
 
     /// Send waiting questions to Telegram as this bot (from @BotFather),
-    /// with a button per option; needs `--telegram-chat-id` and
-    /// `--telegram-webhook-secret`.
+    /// with a button per option; needs `--telegram-chat-id`. Presses and
+    /// replies are fetched with `getUpdates` (no public URL needed), or
+    /// sent to a webhook with `--telegram-webhook-secret`.
     #[arg(
         long,
         value_name = "TOKEN",
@@ -106,7 +107,8 @@ pub struct NotifyArgs {
     pub telegram_chat_id: Option<String>,
 
     /// The secret Telegram sends with each update (give the same to
-    /// `setWebhook` as `secret_token`).
+    /// `setWebhook` as `secret_token`); without it the bot polls instead,
+    /// removing any webhook set on it.
     #[arg(
         long,
         value_name = "SECRET",

@@ -6,7 +6,8 @@
 //! given to `setWebhook`). Neither takes a token: the signature or the
 //! secret is the credential, checked in constant time before anything is
 //! read. Each answers at once (Slack allows 3 s); what the person is told
-//! is sent afterwards.
+//! is sent afterwards. A Telegram update is answered by
+//! `channels::telegram::handle`, as one the poller fetched is (issue 48).
 //!
 //! Neither reads a byte of the body for a chat that is not configured (404
 //! at once), nor more than [`MAX_BODY`] (issue 45 item 6 B2: both read the
@@ -19,8 +20,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use clarify_core::Channel;
-use serde_json::{Value, json};
+use serde_json::Value;
 use subtle::ConstantTimeEq as _;
 
 use super::error::Error;
@@ -146,56 +146,10 @@ async fn telegram_update(
     if !first_time(&state, &format!("telegram:{}", update["update_id"])).await? {
         return Ok(StatusCode::OK.into_response());
     }
-    match telegram::update(&update) {
-        Some(telegram::Update::Press {
-            query_id,
-            user,
-            token,
-        }) => {
-            let line = match state
-                .lifecycle
-                .resolving
-                .press_in_chat(&token, &user, Channel::Telegram)
-                .await
-            {
-                Ok((_, line)) => line,
-                Err(domain::Error::NotFound(_)) => {
-                    "This button no longer answers anything.".to_owned()
-                }
-                Err(other) => return Err(other.into()),
-            };
-            state.channels.tell_in_telegram(
-                "answerCallbackQuery",
-                json!({"callback_query_id": query_id, "text": line}),
-            );
-        }
-        Some(telegram::Update::Reply {
-            chat_id,
-            message_id,
-            reply_id,
-            user,
-            text,
-        }) => {
-            let target = telegram::target(&chat_id);
-            let line = match state
-                .lifecycle
-                .resolving
-                .reply_in_chat(&target, &message_id, &user, &text)
-                .await
-            {
-                Ok(line) => line,
-                Err(domain::Error::Invalid(why)) => Some(why),
-                Err(other) => return Err(other.into()),
-            };
-            if let Some(line) = line {
-                state.channels.tell_in_telegram(
-                    "sendMessage",
-                    json!({"chat_id": chat_id, "text": line,
-                        "reply_parameters": {"message_id": reply_id.parse::<i64>().unwrap_or_default()}}),
-                );
-            }
-        }
-        None => {}
+    // Answered as the poller answers what it fetches; the person is told
+    // afterwards, so that Telegram is answered at once.
+    if let Some(tell) = telegram::handle(&state.lifecycle.resolving, &update).await? {
+        state.channels.tell_in_telegram(tell.method, tell.body);
     }
     Ok(StatusCode::OK.into_response())
 }

@@ -177,6 +177,24 @@ impl Webhooks {
         headers: &[(&'static str, &str)],
         what: &str,
     ) -> Result<serde_json::Value, Sent> {
+        self.call_within(url, body, headers, what, WEBHOOK_TIMEOUT)
+            .await
+    }
+
+    /// [`Webhooks::call`] given `timeout` to answer rather than
+    /// [`WEBHOOK_TIMEOUT`]: a long poll (Telegram's `getUpdates`) is
+    /// answered when something happens, or after the wait it asked for.
+    ///
+    /// # Errors
+    /// As [`Webhooks::call`].
+    pub async fn call_within(
+        &self,
+        url: &str,
+        body: String,
+        headers: &[(&'static str, &str)],
+        what: &str,
+        timeout: Duration,
+    ) -> Result<serde_json::Value, Sent> {
         let Ok(parsed) = reqwest::Url::parse(url) else {
             return Err(Sent::Refused);
         };
@@ -190,6 +208,7 @@ impl Webhooks {
         let mut request = self
             .http
             .post(parsed)
+            .timeout(timeout)
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .body(body);
         for (name, value) in headers {

@@ -2,15 +2,22 @@
 //! `sendMessage` and an inline keyboard (a button per option for a
 //! one-question bundle, its `callback_data` that option's answer link
 //! token, within Telegram's 64 bytes), edited with `editMessageText` when
-//! it ends. Updates reach `POST /api/v1/integrations/telegram/webhook`,
-//! whose `X-Telegram-Bot-Api-Secret-Token` is checked in constant time: a
-//! button press answers through its link; a reply to the bot's message
-//! answers a one-question bundle with its text.
+//! it ends. Updates come in one of two ways (issue 48 item 1): to `POST
+//! /api/v1/integrations/telegram/webhook` when the server is reachable and
+//! has a webhook secret, or fetched by the [`poll`]er (`getUpdates`) when
+//! it has none; either way [`update`] answers them alike: a button press
+//! through its link, a reply to the bot's message as a one-question
+//! bundle's text.
 
 use clarify_core::api::Notice;
 use serde_json::{Value, json};
 
 use crate::ids::Secret;
+
+pub mod poll;
+mod update;
+
+pub use update::{Tell, Update, handle, refused, update};
 
 /// How a Telegram chat is named in the outbox's `target`.
 const SCHEME: &str = "telegram:";
@@ -116,100 +123,9 @@ pub fn remind(notice: &Notice, chat_id: &str, message_id: &str) -> Value {
         "reply_parameters": {"message_id": message_id.parse::<i64>().unwrap_or_default()}})
 }
 
-/// Who sent an update: their username, else their first name.
-fn who(from: &Value) -> String {
-    from["username"]
-        .as_str()
-        .or_else(|| from["first_name"].as_str())
-        .map_or_else(|| from["id"].to_string(), str::to_owned)
-}
-
-/// What an update asks of us.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Update {
-    /// A button was pressed.
-    Press {
-        /// The callback query, to be answered.
-        query_id: String,
-        /// Who pressed.
-        user: String,
-        /// The button's data: an answer link's token.
-        token: String,
-    },
-    /// A reply to one of the bot's messages.
-    Reply {
-        /// The chat.
-        chat_id: String,
-        /// The message replied to.
-        message_id: String,
-        /// The reply itself.
-        reply_id: String,
-        /// Who replied.
-        user: String,
-        /// What they wrote.
-        text: String,
-    },
-}
-
-/// What `update` asks, if anything we act on.
-#[must_use]
-pub fn update(update: &Value) -> Option<Update> {
-    if let Some(query) = update.get("callback_query") {
-        return Some(Update::Press {
-            query_id: query["id"].as_str()?.to_owned(),
-            user: who(&query["from"]),
-            token: query["data"].as_str()?.to_owned(),
-        });
-    }
-    let message = update.get("message")?;
-    let replied = message.get("reply_to_message")?;
-    Some(Update::Reply {
-        chat_id: message["chat"]["id"].to_string(),
-        message_id: replied["message_id"].to_string(),
-        reply_id: message["message_id"].to_string(),
-        user: who(&message["from"]),
-        text: message["text"].as_str()?.to_owned(),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_press_and_a_reply_are_read_from_updates() {
-        let press = json!({"update_id": 1, "callback_query": {"id": "q9",
-            "from": {"id": 7, "first_name": "Bob"}, "data": "clk_link_ab",
-            "message": {"message_id": 5, "chat": {"id": -100}}}});
-        assert_eq!(
-            update(&press),
-            Some(Update::Press {
-                query_id: "q9".into(),
-                user: "Bob".into(),
-                token: "clk_link_ab".into()
-            })
-        );
-        let reply = json!({"update_id": 2, "message": {"message_id": 6, "text": "after lunch",
-            "chat": {"id": -100}, "from": {"id": 7, "username": "bob"},
-            "reply_to_message": {"message_id": 5}}});
-        assert_eq!(
-            update(&reply),
-            Some(Update::Reply {
-                chat_id: "-100".into(),
-                message_id: "5".into(),
-                reply_id: "6".into(),
-                user: "bob".into(),
-                text: "after lunch".into()
-            })
-        );
-        let chatter =
-            json!({"update_id": 3, "message": {"message_id": 8, "text": "hi", "chat": {"id": 1}}});
-        assert_eq!(
-            update(&chatter),
-            None,
-            "only replies to the bot's messages answer"
-        );
-    }
 
     #[test]
     fn the_method_url_holds_the_token() {
