@@ -313,7 +313,7 @@ impl AppState {
     /// during reconciliation.
     pub async fn new(db: Db, config: Config) -> Result<Self, Error> {
         let resumer = config.resumer();
-        let channels = config.channels(&resumer)?;
+        let channels = ntfy::with_replies(config.channels(&resumer)?, &db).await?;
         let shutdown = tokio_util::sync::CancellationToken::new();
         let waiters = Waiters::default();
         let here = Events::default();
@@ -369,6 +369,7 @@ impl AppState {
         );
         let sender = Sender::new(lifecycle.db().clone(), channels.clone());
         tokio::spawn(sender.run(shutdown.clone()));
+        ntfy::Replies::start(&channels, &lifecycle.resolving, lifecycle.db(), &shutdown);
         let seal_key = SealKey::load(lifecycle.db()).await?;
         Ok(Self(std::sync::Arc::new(Shared {
             lifecycle,
