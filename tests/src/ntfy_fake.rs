@@ -148,7 +148,7 @@ impl NtfyFake {
                             return (StatusCode::BAD_REQUEST, "topic missing").into_response();
                         };
                         let message = body.0["message"].as_str().unwrap_or_default().to_owned();
-                        shared.publish(&topic.to_owned(), message, body.0.clone(), &headers)
+                        shared.publish(topic, message, body.0.clone(), &headers)
                     }
                 }),
             )
