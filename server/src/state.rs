@@ -1,6 +1,7 @@
 //! Shared state handed to every request handler.
 
 use crate::auth::seal::SealKey;
+use crate::channels::keeper::{self, Statuses};
 use crate::channels::{Channels, FIRST_RETRY, Sender, ntfy, slack, telegram};
 use crate::clock::{micros, now_micros};
 use crate::cluster::Cluster;
@@ -116,6 +117,9 @@ pub struct Config {
     /// The first retry's delay for a notice; [`FIRST_RETRY`] when unset
     /// (tests shorten it).
     pub notify_first_retry: Option<std::time::Duration>,
+    /// How long a channel's lease lasts unless renewed (issue 48 item 2);
+    /// [`keeper::LEASE`] when unset (tests shorten it).
+    pub channel_lease: Option<std::time::Duration>,
 }
 
 impl Config {
@@ -302,6 +306,8 @@ pub struct Shared {
     pub shutdown: tokio_util::sync::CancellationToken,
     /// Seals what a client carries for the server (an MCP `requestState`).
     pub seal_key: SealKey,
+    /// What each channel's connection is doing (issue 48 item 4).
+    pub statuses: Statuses,
 }
 
 impl AppState {
@@ -369,7 +375,11 @@ impl AppState {
         );
         let sender = Sender::new(lifecycle.db().clone(), channels.clone());
         tokio::spawn(sender.run(shutdown.clone()));
-        ntfy::Replies::start(&channels, &lifecycle.resolving, lifecycle.db(), &shutdown);
+        // Each channel's connection out (issue 48): started here, reported
+        // through its keeper.
+        let statuses = Statuses::default();
+        let lease = config.channel_lease;
+        ntfy::Replies::start(&channels, &lifecycle, &statuses, lease, &shutdown);
         let seal_key = SealKey::load(lifecycle.db()).await?;
         Ok(Self(std::sync::Arc::new(Shared {
             lifecycle,
@@ -378,6 +388,7 @@ impl AppState {
             channels,
             shutdown,
             seal_key,
+            statuses,
         })))
     }
 
@@ -385,5 +396,11 @@ impl AppState {
     #[must_use]
     pub fn db(&self) -> &Db {
         self.lifecycle.db()
+    }
+
+    /// How long a channel's lease lasts.
+    #[must_use]
+    pub fn channel_lease(&self) -> std::time::Duration {
+        self.config.channel_lease.unwrap_or(keeper::LEASE)
     }
 }

@@ -85,9 +85,10 @@ fn told_in(messages: &[Published]) -> Vec<String> {
         .collect()
 }
 
-/// issue 48 item 1: the reply action's URL and body are ntfy's documented
-/// `http` action publishing to the reply topic on the same ntfy server
-/// (with the token ntfy needs); a tap answers through the one claim.
+/// issue 48 items 1 and 4: the reply action's URL and body are ntfy's
+/// documented `http` action publishing to the reply topic on the same ntfy
+/// server (with the token ntfy needs); a tap answers through the one
+/// claim; `/healthz` says the replies are subscribed.
 #[tokio::test]
 async fn a_tap_publishes_the_options_token_to_the_reply_topic_and_answers() {
     let ntfy = NtfyFake::start(0).await;
@@ -138,6 +139,17 @@ async fn a_tap_publishes_the_options_token_to_the_reply_topic_and_answers() {
     assert_eq!(subscriptions[0].topic, reply_topic);
     assert_eq!(subscriptions[0].authorization, "Bearer tk_phone");
     assert!(told(&ntfy).is_empty());
+    // issue 48 item 4: what the subscription is doing.
+    let health: Value = reqwest::get(server.url("/healthz"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        health["channels"]["ntfy replies"],
+        json!({"state": "connected", "mode": "subscribed", "down": false})
+    );
     server.stop().await;
 }
 

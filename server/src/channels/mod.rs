@@ -11,6 +11,7 @@
 //! text for a channel is made here, when it is sent.
 
 mod chat;
+pub mod keeper;
 pub mod ntfy;
 pub mod sender;
 pub mod slack;

@@ -3,12 +3,14 @@
 
 pub mod answer;
 pub mod ask;
+pub mod backup;
 pub mod demo;
 pub mod hook;
 pub mod hooks;
 pub mod mcp;
 mod notify_args;
 mod parse;
+mod reach;
 mod serve;
 pub mod session;
 pub mod token;
@@ -70,6 +72,13 @@ pub enum Command {
     /// Workspaces: where an unowned one's notices go.
     #[command(subcommand)]
     Workspace(workspace::WorkspaceCommand),
+    /// Copy a running server's SQLite database into a new FILE,
+    /// consistent as of one instant (PostgreSQL: use pg_dump).
+    Backup(backup::BackupArgs),
+    /// Put the copy FILE back as the SQLite database; refused while a
+    /// server has it open, or when the copy is damaged or newer than this
+    /// clarify.
+    Restore(backup::BackupArgs),
 }
 
 /// Where the data lives.
@@ -326,6 +335,8 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Serve(args) => serve::serve(*args).await,
         Command::Token(command) => token::run(command).await,
         Command::Workspace(command) => workspace::run(command).await,
+        Command::Backup(args) => backup::backup(args).await,
+        Command::Restore(args) => backup::restore(args).await,
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -10,7 +10,6 @@
 //! the row says how it is sent; the body stays the notice, made into
 //! ntfy's shape when it is sent.
 
-mod keeper_shim;
 pub mod publish;
 pub mod replies;
 pub mod reply;

@@ -19,13 +19,13 @@ use std::time::Duration;
 use clarify_core::Channel;
 use tokio_util::sync::CancellationToken;
 
-use super::keeper_shim::{Event, Fence, Keeper, hold};
 use super::publish;
 use super::reply::ReplyKey;
 use super::stream::Stream;
 use crate::channels::Channels;
+use crate::channels::keeper::{Event, Fence, Keeper, LEASE, Statuses, hold};
 use crate::db::Db;
-use crate::lifecycle::{self, LINK_PREFIX, LinkPage, LinkState, Resolving};
+use crate::lifecycle::{self, LINK_PREFIX, Lifecycle, LinkPage, LinkState, Resolving};
 use crate::resume::Webhooks;
 
 /// The longest reply read as a token (an answer link's is 57 characters).
@@ -54,33 +54,36 @@ pub struct Replies {
 impl Replies {
     /// Subscribes to the reply topic of each ntfy topic `channels`
     /// publishes to, answering through `resolving`, until `shutdown`.
+    /// Its state is `statuses`' "ntfy replies"; each subscription is held
+    /// under a lease of `ttl` ([`LEASE`] when `None`).
     pub fn start(
         channels: &Channels,
-        resolving: &Resolving,
-        db: &Db,
+        lifecycle: &Lifecycle,
+        statuses: &Statuses,
+        ttl: Option<Duration>,
         shutdown: &CancellationToken,
     ) {
         let Some(key) = channels.ntfy_replies.clone() else {
             return;
         };
         let replies = Self {
-            resolving: resolving.clone(),
-            db: db.clone(),
+            resolving: lifecycle.resolving.clone(),
+            db: lifecycle.db().clone(),
             webhooks: channels.webhooks.clone(),
             key,
             authorization: channels
                 .ntfy_token
                 .as_deref()
                 .map(|t| format!("Bearer {t}").into()),
-            ttl: Duration::from_secs(10),
+            ttl: ttl.unwrap_or(LEASE),
         };
-        replies.spawn(&channels.ntfy_topics(), shutdown);
+        let keeper = statuses.keeper("ntfy replies", "subscribed");
+        replies.spawn(&channels.ntfy_topics(), &keeper, shutdown);
     }
 
     /// Subscribes to the reply topic of each notify topic in `topic_urls`,
     /// until `shutdown`.
-    fn spawn(self, topic_urls: &[String], shutdown: &CancellationToken) {
-        let keeper = &Keeper::default();
+    fn spawn(self, topic_urls: &[String], keeper: &Keeper, shutdown: &CancellationToken) {
         for topic_url in topic_urls {
             let Some(reply_url) = self.key.url(topic_url) else {
                 continue;
@@ -94,10 +97,10 @@ impl Replies {
                 let body = |fence: Fence, cancel: CancellationToken| {
                     let replies = replies.clone();
                     let (topic_url, reply_url) = (topic_url.clone(), reply_url.clone());
-                    let mut keeper = keeper.clone();
+                    let keeper = keeper.clone();
                     async move {
                         replies
-                            .subscription(&topic_url, &reply_url, &fence, &cancel, &mut keeper)
+                            .subscription(&topic_url, &reply_url, &fence, &cancel, &keeper)
                             .await;
                     }
                 };
@@ -122,7 +125,7 @@ impl Replies {
         reply_url: &str,
         fence: &Fence,
         cancel: &CancellationToken,
-        keeper: &mut Keeper,
+        keeper: &Keeper,
     ) {
         let Ok(last) = fence.cursor(&self.db).await else {
             keeper.on(Event::Failed);
