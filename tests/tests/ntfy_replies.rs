@@ -266,3 +266,74 @@ async fn forged_repeated_and_late_replies() {
     );
     server.stop().await;
 }
+
+/// `/healthz`'s state of the ntfy replies on `server`.
+async fn replies_state(server: &TestServer) -> String {
+    let health: Value = reqwest::get(server.url("/healthz"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    health["channels"]["ntfy replies"]["state"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// issue 48 item 2: with two replicas on PostgreSQL one reads the reply
+/// topic and the other stands by; when the reader stops, the other takes
+/// the subscription over from the last reply handled, and a reply sent
+/// meanwhile is read once. Ignored unless the run tests PostgreSQL.
+#[tokio::test]
+#[ignore = "needs PostgreSQL"]
+async fn one_replica_reads_the_replies_and_the_other_takes_over() {
+    assert!(
+        clarify_tests::testing_postgres(),
+        "set CLARIFY_TEST_POSTGRES_URL: several replicas need PostgreSQL"
+    );
+    let ntfy = NtfyFake::start(0).await;
+    let config = Config {
+        channel_lease: Some(Duration::from_millis(900)),
+        ..phone(&ntfy, None)
+    };
+    let first = TestServer::start_with(config).await;
+    let second = first.replica().await;
+    let before = ask(&first, "Before?").await;
+    let waiting = ntfy.accepted(&format!("{before}:waiting")).await;
+    tap(&waiting["actions"][0]).await;
+    ntfy.accepted(&format!("{before}:resolved")).await;
+    let reply_topic = ntfy.subscriptions()[0].topic.clone();
+    let handled = ntfy.on(&reply_topic)[0].id.clone();
+    assert_eq!(ntfy.subscriptions().len(), 1, "one reader");
+    let states = [replies_state(&first).await, replies_state(&second).await];
+    let reader = states
+        .iter()
+        .position(|s| s == "connected")
+        .expect("a reader");
+    assert!(states[1 - reader].starts_with("standby"), "{states:?}");
+    let (reader, other) = if reader == 0 {
+        (first, second)
+    } else {
+        (second, first)
+    };
+
+    let during = ask(&other, "During?").await;
+    let waiting = ntfy.accepted(&format!("{during}:waiting")).await;
+    reader.stop().await;
+    tap(&waiting["actions"][1]).await;
+    ntfy.accepted(&format!("{during}:resolved")).await;
+    let answered = view(&other, &during).await;
+    assert_eq!(
+        answered["response"]["answers"][0]["selected_options"],
+        json!(["q1_opt2"])
+    );
+    let subscriptions = ntfy.subscriptions();
+    assert_eq!(subscriptions.len(), 2, "{subscriptions:?}");
+    assert_eq!(
+        subscriptions[1].since, handled,
+        "taken over from the cursor"
+    );
+    assert!(told(&ntfy).is_empty(), "{:?}", told(&ntfy));
+    other.stop().await;
+}
