@@ -5,7 +5,8 @@
 //! each an id, keeps every topic's log, and serves a topic's JSON stream
 //! (`GET /<topic>/json?since=<id|all>`): an `open` event, the kept
 //! messages after `since`, then each new one as it comes, one JSON object
-//! a line. It can refuse the next publishes, and drop every open stream.
+//! a line. It can refuse the next publishes, send a message again, and
+//! drop every open stream.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -219,6 +220,20 @@ impl NtfyFake {
     #[must_use]
     pub fn subscriptions(&self) -> Vec<Subscription> {
         self.shared.log.lock().unwrap().subscriptions.clone()
+    }
+
+    /// Sends the kept message `id` again to every open stream, with its
+    /// own id (as a faulty or hostile peer might).
+    ///
+    /// # Panics
+    /// When no message has that id.
+    pub fn resend(&self, id: &str) {
+        let all = self.messages();
+        let message = all
+            .into_iter()
+            .find(|m| m.id == id)
+            .expect("a kept message");
+        let _ = self.shared.live.send(message);
     }
 
     /// Ends every open stream (as a network drop would).
