@@ -247,11 +247,8 @@ async fn forged_repeated_and_late_replies() {
         json!(["q1_opt2"]),
         "the junk changed nothing"
     );
-    let late = ntfy.on(TOPIC).into_iter().map(|m| m.json);
-    let late = late
-        .filter(|j| j["title"] != "Answered: a task")
-        .last()
-        .unwrap();
+    let mut notices = ntfy.on(TOPIC).into_iter().map(|m| m.json);
+    let late = notices.rfind(|j| j["title"] != "Answered: a task").unwrap();
     assert_eq!(late["title"], "Too late: a task");
     assert!(late.get("actions").is_none());
 
