@@ -20,10 +20,13 @@ pub mod process;
 mod race;
 mod receiver;
 mod server;
+mod slack_socket;
 pub mod stdio;
 
 pub use balancer::RoundRobin;
-pub use chat_fake::{ApiCall, ChatApis, SLACK_TOKEN, TELEGRAM_TOKEN, slack_signed};
+pub use chat_fake::{
+    ApiCall, ChatApis, SLACK_APP_TOKEN, SLACK_TOKEN, TELEGRAM_TOKEN, slack_signed,
+};
 pub use client::Api;
 pub use database::{TestDatabase, testing_postgres};
 pub use events::{EventSocket, closed_with, next_event};
@@ -32,3 +35,4 @@ pub use ntfy_fake::{NtfyFake, Published, Subscription};
 pub use race::{assert_exactly_one_winner, race_answers};
 pub use receiver::Receiver;
 pub use server::{TestServer, insert_session, insert_task};
+pub use slack_socket::{ACK_DEADLINE, Ack, SlackSocket};

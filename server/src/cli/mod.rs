@@ -3,6 +3,7 @@
 
 pub mod answer;
 pub mod ask;
+pub mod audit;
 pub mod backup;
 pub mod demo;
 pub mod hook;
@@ -72,6 +73,9 @@ pub enum Command {
     /// Workspaces: where an unowned one's notices go.
     #[command(subcommand)]
     Workspace(workspace::WorkspaceCommand),
+    /// Write the audit export of a running server (every question, who
+    /// asked and answered, how, when, and every attempt that lost).
+    Audit(audit::AuditArgs),
     /// Copy a running server's SQLite database into a new FILE,
     /// consistent as of one instant (PostgreSQL: use pg_dump).
     Backup(backup::BackupArgs),
@@ -327,6 +331,7 @@ pub async fn run(cli: Cli) -> ExitCode {
     let result = match command {
         Command::Ask(args) => return ask::run(args).await,
         Command::Mcp(args) => return mcp::run(args).await,
+        Command::Audit(args) => return audit::run(args).await,
         Command::Hook(args) => return hook::run(args).await,
         Command::Hooks(command) => return hooks::run(&command),
         Command::Pending(args) => return answer::pending(args).await,

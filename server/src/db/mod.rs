@@ -7,6 +7,7 @@
 
 pub mod answer_links;
 pub mod attempts;
+pub mod audit;
 pub mod backup;
 pub mod batch;
 pub mod channel_leases;

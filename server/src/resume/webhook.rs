@@ -245,6 +245,13 @@ impl Webhooks {
             }
         }
     }
+
+    /// The network policy this client sends under: what a WebSocket a
+    /// peer names (Discord's gateway) is held to as well.
+    #[must_use]
+    pub fn networks(&self) -> &WebhookNetworks {
+        &self.networks
+    }
 }
 
 impl Webhooks {
