@@ -310,7 +310,7 @@ impl AppState {
     pub async fn new(db: Db, config: Config) -> Result<Self, Error> {
         let measure = crate::measure::Measure::default();
         let resumer = config.resumer();
-        let channels = config.channels(&resumer)?;
+        let channels = ntfy::with_replies(config.channels(&resumer)?, &db).await?;
         let shutdown = tokio_util::sync::CancellationToken::new();
         let waiters = Waiters::default();
         let here = Events::default();
@@ -378,6 +378,7 @@ impl AppState {
         if config.telegram_webhook_secret.is_none() {
             telegram::poll::start(&channels, &lifecycle, &statuses, lease, &shutdown);
         }
+        ntfy::Replies::start(&channels, &lifecycle, &statuses, Some(lease), &shutdown);
         let seal_key = SealKey::load(lifecycle.db()).await?;
         Ok(Self(std::sync::Arc::new(Shared {
             lifecycle,

@@ -307,8 +307,18 @@ impl TestServer {
     /// # Panics
     /// As [`TestServer::stop`] and [`TestServer::start`].
     pub async fn restart(self) -> Self {
+        self.restart_after(async {}).await
+    }
+
+    /// [`TestServer::restart`], running `meanwhile` while it is down: what
+    /// a peer sends while Clarify is down (issue 48).
+    ///
+    /// # Panics
+    /// As [`TestServer::restart`].
+    pub async fn restart_after(self, meanwhile: impl std::future::Future<Output = ()>) -> Self {
         let (database, config) = (self.database.clone(), self.config.clone());
         self.stop().await;
+        meanwhile.await;
         Self::start_on(database, config).await
     }
 

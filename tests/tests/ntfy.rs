@@ -1,18 +1,20 @@
 //! ntfy (issue 28, item 2): `--notify-ntfy` publishes each notice to an
 //! ntfy topic as JSON (to the server's root, naming the topic), with an
-//! `http` action per option that POSTs to its answer link, so a phone
-//! answers in one tap. The fake ntfy is [`NoticeSink`]'s root; a tap is
-//! the request the action describes, sent as the phone's app sends it.
+//! `http` action per option, so a phone answers in one tap. Since issue 48
+//! the action publishes the option's token to the topic's reply topic,
+//! which Clarify reads (tests/tests/ntfy_replies.rs). The fake ntfy is
+//! [`NtfyFake`]; a tap is the request the action describes, sent as the
+//! phone's app sends it.
 
 use std::time::Duration;
 
 use clarify_server::{Config, Secret};
-use clarify_tests::{NoticeSink, TestServer};
+use clarify_tests::{NtfyFake, TestServer};
 use serde_json::{Value, json};
 
-fn phone(sink: &NoticeSink, token: Option<&str>) -> Config {
+fn phone(sink: &NtfyFake, token: Option<&str>) -> Config {
     Config {
-        notify_ntfy: vec![sink.ntfy_topic("clarify-alice")],
+        notify_ntfy: vec![sink.topic_url("clarify-alice")],
         ntfy_token: token.map(|t| Secret(t.to_owned())),
         notify_first_retry: Some(Duration::from_millis(300)),
         ..Config::default()
@@ -20,12 +22,19 @@ fn phone(sink: &NoticeSink, token: Option<&str>) -> Config {
 }
 
 /// Sends the request an ntfy `http` action describes, as the app does: its
-/// method and URL, no cookie, no `Origin`.
+/// method, URL, headers and body, no cookie, no `Origin`.
 async fn tap(action: &Value) -> u16 {
     assert_eq!(action["action"], "http", "{action}");
     let method = action["method"].as_str().unwrap().parse().unwrap();
-    reqwest::Client::new()
-        .request(method, action["url"].as_str().unwrap())
+    let mut request = reqwest::Client::new().request(method, action["url"].as_str().unwrap());
+    if let Some(headers) = action["headers"].as_object() {
+        for (name, value) in headers {
+            request = request.header(name, value.as_str().unwrap());
+        }
+    }
+    let body = action["body"].as_str().unwrap_or_default().to_owned();
+    request
+        .body(body)
         .send()
         .await
         .expect("the link's server is reachable")
@@ -35,7 +44,7 @@ async fn tap(action: &Value) -> u16 {
 
 #[tokio::test]
 async fn a_phone_notification_answers_in_one_tap() {
-    let sink = NoticeSink::start(1).await;
+    let sink = NtfyFake::start(1).await;
     let server = TestServer::start_with(phone(&sink, Some("tk_phone"))).await;
     let questions = json!([{"prompt": "Deploy to <prod>?",
         "options": [{"label": "Deploy"}, {"label": "Hold"}]}]);
@@ -44,13 +53,16 @@ async fn a_phone_notification_answers_in_one_tap() {
     // Refused once, retried like any notice.
     let waiting = format!("{pending}:waiting");
     let message = sink.accepted(&waiting).await;
-    assert_eq!(sink.count(&waiting), (2, 1));
+    assert_eq!(sink.refused(), 1);
     let delivery = sink
-        .deliveries()
+        .messages()
         .into_iter()
-        .find(|d| d.key == waiting && d.accepted)
+        .find(|d| d.key == waiting)
         .unwrap();
-    assert_eq!(delivery.path, "/", "published as JSON to ntfy's root");
+    assert!(
+        delivery.json.is_object(),
+        "published as JSON to ntfy's root"
+    );
     assert_eq!(delivery.authorization, "Bearer tk_phone");
     assert_eq!(message["topic"], "clarify-alice");
     assert_eq!(message["title"], "An agent is waiting: a task");
@@ -73,7 +85,9 @@ async fn a_phone_notification_answers_in_one_tap() {
             .all(|a| a["method"] == "POST" && a["clear"] == true)
     );
 
+    // issue 48: the tap publishes to the reply topic, which Clarify reads.
     assert_eq!(tap(&actions[1]).await, 200);
+    let resolved = sink.accepted(&format!("{pending}:resolved")).await;
     let (_, view) = server.get(&format!("/clarification/{pending}")).await;
     assert_eq!(view["status"], "answered");
     assert_eq!(
@@ -86,10 +100,13 @@ async fn a_phone_notification_answers_in_one_tap() {
     );
     // A second tap (the other button, on another phone) changes nothing.
     assert_eq!(tap(&actions[0]).await, 200);
+    sink.wait_until(Duration::from_secs(30), |m, _| {
+        m.iter().any(|m| m.json["title"] == "Too late: a task")
+    })
+    .await;
     let (_, again) = server.get(&format!("/clarification/{pending}")).await;
     assert_eq!(again["response"], view["response"]);
 
-    let resolved = sink.accepted(&format!("{pending}:resolved")).await;
     assert_eq!(resolved["title"], "Answered: a task");
     assert_eq!(
         resolved["message"],
@@ -101,7 +118,7 @@ async fn a_phone_notification_answers_in_one_tap() {
 
 #[tokio::test]
 async fn without_a_token_none_is_sent_two_questions_open_the_overlay_and_a_bad_topic_is_refused() {
-    let sink = NoticeSink::start(0).await;
+    let sink = NtfyFake::start(0).await;
     let server = TestServer::start_with(phone(&sink, None)).await;
     let (pending, _, _) = server
         .ask_expiring(json!([{"prompt": "Two?", "options": [{"label": "a"}, {"label": "b"}]},
@@ -114,7 +131,7 @@ async fn without_a_token_none_is_sent_two_questions_open_the_overlay_and_a_bad_t
         json!([]),
         "a bundle of two opens the overlay"
     );
-    assert_eq!(sink.deliveries()[0].authorization, "");
+    assert_eq!(sink.messages()[0].authorization, "");
     server.stop().await;
 
     let database = clarify_tests::TestDatabase::create().await;

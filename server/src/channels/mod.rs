@@ -50,6 +50,8 @@ pub struct Channels {
     wake: Arc<tokio::sync::Notify>,
     /// The access token ntfy topics are published with, if any.
     ntfy_token: Option<Arc<str>>,
+    /// What names each ntfy topic's reply topic (issue 48), once loaded.
+    ntfy_replies: Option<ntfy::ReplyKey>,
     /// The Slack app channels are posted to as, if any.
     slack: Option<slack::SlackApp>,
     /// The Telegram bot chats are sent to as, if any.
@@ -74,6 +76,7 @@ impl Channels {
             webhooks,
             wake: Arc::default(),
             ntfy_token: None,
+            ntfy_replies: None,
             slack: None,
             telegram: None,
         }
@@ -97,6 +100,22 @@ impl Channels {
     pub fn with_ntfy_token(mut self, token: Option<&str>) -> Self {
         self.ntfy_token = token.filter(|t| !t.is_empty()).map(Into::into);
         self
+    }
+
+    /// The same, ntfy's buttons replying to the reply topics `key` names
+    /// (issue 48 item 1).
+    #[must_use]
+    fn with_ntfy_replies(mut self, key: ntfy::ReplyKey) -> Self {
+        self.ntfy_replies = Some(key);
+        self
+    }
+
+    /// The ntfy topics notices go to: what the reply subscriptions need.
+    fn ntfy_topics(&self) -> Vec<String> {
+        self.targets
+            .iter()
+            .filter_map(|t| ntfy::topic_url(t).map(str::to_owned))
+            .collect()
     }
 
     /// The delay before attempt `attempts + 1`, after `attempts` failed.

@@ -22,15 +22,37 @@ pub const WEBHOOK_TIMEOUT: Duration = Duration::from_secs(10);
 /// When the TLS backend cannot start (a broken build, not a runtime state).
 #[must_use]
 fn client(networks: &WebhookNetworks) -> reqwest::Client {
+    guarded(networks)
+        .timeout(WEBHOOK_TIMEOUT)
+        .build()
+        .expect("the HTTP client's TLS backend starts")
+}
+
+/// The client a subscription (a stream that stays open) is read with: the
+/// same guards, no bound on the whole exchange, only on each wait for more
+/// (a peer's keepalives come well within it).
+///
+/// # Panics
+/// As [`client`].
+#[must_use]
+fn stream_client(networks: &WebhookNetworks) -> reqwest::Client {
+    guarded(networks)
+        .connect_timeout(WEBHOOK_TIMEOUT)
+        .read_timeout(STREAM_IDLE)
+        .build()
+        .expect("the HTTP client's TLS backend starts")
+}
+
+/// How long a subscription may stay silent before it counts as dropped.
+pub const STREAM_IDLE: Duration = Duration::from_secs(120);
+
+fn guarded(networks: &WebhookNetworks) -> reqwest::ClientBuilder {
     reqwest::Client::builder()
         // A redirect would be a second, unchecked request.
         .redirect(reqwest::redirect::Policy::none())
         // A proxy would connect on our behalf to an address never checked.
         .no_proxy()
         .dns_resolver(Arc::new(Guarded(networks.clone())))
-        .timeout(WEBHOOK_TIMEOUT)
-        .build()
-        .expect("the HTTP client's TLS backend starts")
 }
 
 /// Resolves names, keeping only the addresses the policy admits.
@@ -75,6 +97,7 @@ fn literal_admitted(networks: &WebhookNetworks, url: &reqwest::Url) -> bool {
 pub struct Webhooks {
     networks: WebhookNetworks,
     http: reqwest::Client,
+    stream: reqwest::Client,
 }
 
 /// How a POST to a webhook went.
@@ -94,7 +117,12 @@ impl Webhooks {
     #[must_use]
     pub fn new(networks: WebhookNetworks) -> Self {
         let http = client(&networks);
-        Self { networks, http }
+        let stream = stream_client(&networks);
+        Self {
+            networks,
+            http,
+            stream,
+        }
     }
 
     /// Checks a webhook URL given by a caller: http(s), and not naming an
@@ -242,6 +270,48 @@ impl Webhooks {
     #[must_use]
     pub fn networks(&self) -> &WebhookNetworks {
         &self.networks
+    }
+}
+
+impl Webhooks {
+    /// Opens a subscription: a GET of `url` with `headers` whose answer
+    /// streams for as long as it stays open (issue 48: ntfy's JSON
+    /// stream). The same policy as every webhook, checked again now.
+    ///
+    /// # Errors
+    /// [`Sent::Refused`] for a URL the policy refuses; [`Sent::Failed`]
+    /// when it cannot be reached or answers other than 2xx.
+    pub async fn subscribe(
+        &self,
+        url: &str,
+        headers: &[(&'static str, &str)],
+        what: &str,
+    ) -> Result<reqwest::Response, Sent> {
+        let Ok(parsed) = reqwest::Url::parse(url) else {
+            return Err(Sent::Refused);
+        };
+        if !literal_admitted(&self.networks, &parsed) {
+            tracing::warn!(
+                what,
+                "subscription refused: its address is not one webhooks may reach"
+            );
+            return Err(Sent::Refused);
+        }
+        let mut request = self.stream.get(parsed);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        match request.send().await {
+            Ok(response) if response.status().is_success() => Ok(response),
+            Ok(response) => {
+                tracing::warn!(what, status = %response.status(), "subscription refused");
+                Err(Sent::Failed)
+            }
+            Err(error) => {
+                tracing::warn!(what, error = %error.without_url(), "subscription failed");
+                Err(Sent::Failed)
+            }
+        }
     }
 }
 

@@ -178,7 +178,8 @@ impl Sender {
             channels.send_to_chat(&self.db, row, chat, &notice).await?
         } else if let Some(topic_url) = ntfy::topic_url(&row.target) {
             let token = channels.ntfy_token.as_deref();
-            let sent = ntfy::send(&channels.webhooks, row, topic_url, token, &what).await;
+            let key = channels.ntfy_replies.as_ref();
+            let sent = ntfy::send(&channels.webhooks, row, topic_url, token, key, &what).await;
             let Some(sent) = sent else {
                 tracing::warn!(what, "an ntfy notice that cannot be sent");
                 return self.finish(row, "failed").await;

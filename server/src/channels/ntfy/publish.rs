@@ -1,64 +1,57 @@
-//! ntfy (issue 28, item 2): a notice published to an ntfy topic as JSON
-//! (ntfy's "publish as JSON": a POST to the server's root URL naming the
-//! topic), so a phone shows it with one button per option, each an `http`
-//! action that POSTs to the option's answer link: one tap on the lock
-//! screen answers.
-//!
-//! An ntfy target is kept in the outbox as `ntfy:` and its topic URL, so
-//! the row says how it is sent; the body stays the notice, made into
-//! ntfy's shape when it is sent.
+//! What a notice looks like on ntfy (issue 28 item 2, issue 48 item 1): the
+//! JSON published to the server's root naming the topic, with one `http`
+//! action per option. With a reply topic (always, when the server runs),
+//! an action publishes the option's answer-link token to that topic on the
+//! same ntfy server, so a tap never needs the phone to reach Clarify;
+//! without one it POSTs to the answer link itself.
 
-use clarify_core::api::{Notice, NoticeKind};
+use clarify_core::api::{Notice, NoticeAction, NoticeKind};
 use serde_json::{Value, json};
 
-use crate::db::notifications::Outgoing;
-use crate::resume::{Sent, Webhooks};
-
-/// How an ntfy topic is named in the outbox's `target`.
-const SCHEME: &str = "ntfy:";
+use crate::lifecycle::LINK_PATH;
 
 /// ntfy shows at most three action buttons.
 const MAX_ACTIONS: usize = 3;
 
-/// The outbox target for the topic at `topic_url`.
-#[must_use]
-pub fn target(topic_url: &str) -> String {
-    format!("{SCHEME}{topic_url}")
+/// Where an option's tap publishes: the reply topic's publish URL, and the
+/// `Authorization` ntfy needs to publish there, if any.
+#[derive(Debug, Clone, Copy)]
+pub struct ReplyTo<'a> {
+    /// ntfy's publish URL of the reply topic (`https://ntfy.example/t`).
+    pub url: &'a str,
+    /// `Bearer …`, when the topics are protected.
+    pub authorization: Option<&'a str>,
 }
 
-/// The topic URL of an outbox target, if it is an ntfy one.
+/// The token of an answer link's URL (`…/answer/{token}`).
 #[must_use]
-pub fn topic_url(target: &str) -> Option<&str> {
-    target.strip_prefix(SCHEME)
+pub fn link_token(url: &str) -> Option<&str> {
+    url.rsplit_once(&format!("{LINK_PATH}/"))
+        .map(|(_, token)| token)
+        .filter(|t| !t.is_empty() && !t.contains('/'))
 }
 
-/// Where to publish for `topic_url` (`https://ntfy.example/alice`): the
-/// server's root URL, and the topic.
-///
-/// # Errors
-/// A URL that is not http(s) or names no topic, phrased for `--notify-ntfy`.
-pub fn split(topic_url: &str) -> Result<(String, String), String> {
-    const MUST: &str = "--notify-ntfy: must be a topic's URL, such as https://ntfy.sh/your-topic";
-    let mut url = reqwest::Url::parse(topic_url).map_err(|_| MUST.to_owned())?;
-    if !matches!(url.scheme(), "http" | "https") || url.query().is_some() {
-        return Err(MUST.to_owned());
+/// The button for `action`: a publish of its token to the reply topic, or
+/// (without one) a POST to its answer link.
+fn button(action: &NoticeAction, reply: Option<ReplyTo<'_>>) -> Value {
+    match (reply, link_token(&action.url)) {
+        (Some(reply), Some(token)) => {
+            let mut button = json!({"action": "http", "label": action.label, "url": reply.url,
+                "method": "POST", "body": token, "clear": true});
+            if let Some(authorization) = reply.authorization {
+                button["headers"] = json!({"Authorization": authorization});
+            }
+            button
+        }
+        _ => json!({"action": "http", "label": action.label, "url": action.url,
+            "method": "POST", "clear": true}),
     }
-    let path = url.path().trim_end_matches('/').to_owned();
-    let (root, topic) = path.rsplit_once('/').ok_or_else(|| MUST.to_owned())?;
-    if topic.is_empty()
-        || !topic
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_".contains(c))
-    {
-        return Err(MUST.to_owned());
-    }
-    url.set_path(&format!("{root}/"));
-    Ok((url.to_string(), topic.to_owned()))
 }
 
-/// The JSON ntfy is sent for `notice` on `topic`.
+/// The JSON ntfy is sent for `notice` on `topic`, its buttons replying to
+/// `reply` when given.
 #[must_use]
-pub fn publish(notice: &Notice, topic: &str) -> Value {
+pub fn publish(notice: &Notice, topic: &str, reply: Option<ReplyTo<'_>>) -> Value {
     let mut more = String::new();
     if notice.questions.len() > 1 {
         more = format!(" (+{} more)", notice.questions.len() - 1);
@@ -69,7 +62,7 @@ pub fn publish(notice: &Notice, topic: &str) -> Value {
         Some(call) => format!(
             "{}:\n```\n{}\n```\n{asked}",
             call.tool,
-            call.shown(super::CALL_CHARS)
+            call.shown(crate::channels::CALL_CHARS)
         ),
         None => asked.to_owned(),
     };
@@ -88,20 +81,14 @@ pub fn publish(notice: &Notice, topic: &str) -> Value {
             format!("Answered: {}", notice.task),
             format!(
                 "{}: {first}{more}",
-                super::chat::answered(notice.answered_by.as_ref())
+                crate::channels::chat::answered(notice.answered_by.as_ref())
             ),
             2,
         ),
         NoticeKind::Expired => (format!("Expired: {}", notice.task), first, 2),
         NoticeKind::Cancelled => (format!("Cancelled: {}", notice.task), first, 2),
     };
-    let mut actions: Vec<Value> = notice
-        .actions
-        .iter()
-        .map(|a| {
-            json!({"action": "http", "label": a.label, "url": a.url, "method": "POST", "clear": true})
-        })
-        .collect();
+    let mut actions: Vec<Value> = notice.actions.iter().map(|a| button(a, reply)).collect();
     if actions.len() > MAX_ACTIONS {
         // Two options and the way to all of them.
         actions.truncate(MAX_ACTIONS - 1);
@@ -119,32 +106,22 @@ pub fn publish(notice: &Notice, topic: &str) -> Value {
     })
 }
 
-/// One attempt at `row` (already claimed) for the topic at `topic_url`,
-/// published with `token` (`Bearer`) if any; `None` for a row that can
-/// never be sent (its topic URL or its notice does not parse).
-pub(super) async fn send(
-    webhooks: &Webhooks,
-    row: &Outgoing,
-    topic_url: &str,
-    token: Option<&str>,
-    what: &str,
-) -> Option<Sent> {
-    let (Ok((root, topic)), Ok(notice)) =
-        (split(topic_url), serde_json::from_str::<Notice>(&row.body))
-    else {
-        return None;
-    };
-    let bearer = token.map(|token| format!("Bearer {token}"));
-    let mut headers = super::webhook::headers(row);
-    headers.extend(bearer.as_deref().map(|b| ("authorization", b)));
-    let body = publish(&notice, &topic).to_string();
-    Some(webhooks.post(&root, body, &headers, what).await)
+/// The notice telling a late reply on `topic` how the question `task`
+/// ended (`told`: who won and with what, or that it closed unanswered).
+#[must_use]
+pub fn told(task: &str, told: &str, topic: &str) -> Value {
+    json!({
+        "topic": topic,
+        "title": format!("Too late: {task}"),
+        "message": told,
+        "priority": 2,
+        "tags": ["question"],
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clarify_core::api::NoticeAction;
     use clarify_core::{AnsweredBy, Channel};
 
     fn notice(options: usize) -> Notice {
@@ -180,49 +157,23 @@ mod tests {
             tool: "Bash".into(),
             call: "rm -rf <build>".into(),
         });
-        let pushed = publish(&approval, "t");
+        let pushed = publish(&approval, "t", None);
         let message = pushed["message"].as_str().unwrap();
         assert!(
             message.starts_with("Bash:\n```\nrm -rf <build>\n```\nWhich"),
             "{message}"
         );
         assert_eq!(pushed["markdown"], true);
-        let slack = super::super::slack::post(&approval, "C1").to_string();
+        let slack = crate::channels::slack::post(&approval, "C1").to_string();
         assert!(slack.contains("```rm -rf &lt;build&gt;```"), "{slack}");
-        let telegram = super::super::telegram::send(&approval, "1");
+        let telegram = crate::channels::telegram::send(&approval, "1");
         let text = telegram["text"].as_str().unwrap();
         assert!(text.contains("Bash:\nrm -rf <build>\n\nWhich"), "{text}");
     }
 
     #[test]
-    fn a_topic_url_splits_into_the_root_and_the_topic() {
-        assert_eq!(
-            split("https://ntfy.example/clarify-alice").unwrap(),
-            (
-                "https://ntfy.example/".to_owned(),
-                "clarify-alice".to_owned()
-            )
-        );
-        assert_eq!(
-            split("http://127.0.0.1:81/ntfy/alice/").unwrap(),
-            ("http://127.0.0.1:81/ntfy/".to_owned(), "alice".to_owned())
-        );
-        for bad in [
-            "https://ntfy.example/",
-            "ftp://x/t",
-            "https://x/t?a=1",
-            "nope",
-            "https://x/a b",
-        ] {
-            assert!(split(bad).is_err(), "{bad}");
-        }
-        assert_eq!(topic_url(&target("https://n/t")), Some("https://n/t"));
-        assert_eq!(topic_url("https://hooks.example/x"), None);
-    }
-
-    #[test]
-    fn each_option_is_a_button_that_posts_to_its_link() {
-        let body = publish(&notice(2), "alice");
+    fn without_a_reply_topic_each_option_posts_to_its_link() {
+        let body = publish(&notice(2), "alice", None);
         assert_eq!(body["topic"], "alice");
         assert_eq!(
             body["title"], "An agent is waiting: R&D",
@@ -237,16 +188,45 @@ mod tests {
         );
     }
 
+    /// issue 48 item 1: a button publishes its link's token to the reply
+    /// topic, with the token ntfy needs.
+    #[test]
+    fn with_a_reply_topic_each_option_publishes_its_token_there() {
+        let reply = ReplyTo {
+            url: "https://n.example/clarify-r-1",
+            authorization: Some("Bearer tk"),
+        };
+        let body = publish(&notice(2), "alice", Some(reply));
+        assert_eq!(
+            body["actions"][0],
+            json!({"action": "http", "label": "o1", "url": "https://n.example/clarify-r-1",
+                   "method": "POST", "body": "clk_link_1", "clear": true,
+                   "headers": {"Authorization": "Bearer tk"}})
+        );
+        let open = ReplyTo {
+            url: "https://n.example/r",
+            authorization: None,
+        };
+        let body = publish(&notice(1), "alice", Some(open));
+        assert!(body["actions"][0].get("headers").is_none());
+        assert_eq!(
+            link_token("https://c/answer/clk_link_9"),
+            Some("clk_link_9")
+        );
+        assert_eq!(link_token("https://c/answer/"), None);
+        assert_eq!(link_token("https://c/t/x"), None);
+    }
+
     #[test]
     fn past_three_options_two_buttons_and_the_way_to_all() {
-        let body = publish(&notice(5), "alice");
+        let body = publish(&notice(5), "alice", None);
         let actions = body["actions"].as_array().unwrap();
         assert_eq!(actions.len(), 3);
         assert_eq!(actions[1]["label"], "o2");
         assert_eq!(actions[2]["action"], "view");
         assert_eq!(actions[2]["url"], "https://c.example/t/t");
         assert_eq!(
-            publish(&notice(3), "a")["actions"]
+            publish(&notice(3), "a", None)["actions"]
                 .as_array()
                 .unwrap()
                 .len(),
@@ -259,7 +239,7 @@ mod tests {
         let mut resolved = notice(0);
         resolved.event = NoticeKind::Resolved;
         resolved.answered_by = Some(AnsweredBy::new("alice", Channel::Link, "ntfy"));
-        let body = publish(&resolved, "a");
+        let body = publish(&resolved, "a", None);
         assert_eq!(
             body["message"],
             "Answered by alice through an answer link: Which <db>?"
