@@ -1,7 +1,7 @@
 //! Every way a notice leaves (issue 45, issue 48 item 3 "Channels are one
 //! room"): a plain webhook (`webhook.rs`), ntfy topics ([`ntfy`]), Slack
-//! ([`slack`]) and Telegram ([`telegram`]) with what both chats share
-//! (`chat.rs`), and the outbox [`sender`] that posts the rows the domain
+//! ([`slack`]), Telegram ([`telegram`]) and Discord ([`discord`]) with
+//! what the chats share (`chat.rs`), and the outbox [`sender`] that posts the rows the domain
 //! queued, within each target's and each owner's share.
 //!
 //! The domain never names a channel: it holds [`Channels`] as its
@@ -11,6 +11,7 @@
 //! text for a channel is made here, when it is sent.
 
 mod chat;
+pub mod discord;
 pub mod ntfy;
 pub mod sender;
 pub mod slack;
@@ -53,6 +54,8 @@ pub struct Channels {
     slack: Option<slack::SlackApp>,
     /// The Telegram bot chats are sent to as, if any.
     telegram: Option<telegram::TelegramBot>,
+    /// The Discord bot channels are posted to as, if any.
+    discord: Option<discord::DiscordBot>,
 }
 
 impl Channels {
@@ -75,6 +78,7 @@ impl Channels {
             ntfy_token: None,
             slack: None,
             telegram: None,
+            discord: None,
         }
     }
 
@@ -89,6 +93,20 @@ impl Channels {
         self.slack = slack;
         self.telegram = telegram;
         self
+    }
+
+    /// The same, posting `discord:` targets as `bot`.
+    #[must_use]
+    pub fn with_discord(mut self, bot: Option<discord::DiscordBot>) -> Self {
+        self.discord = bot;
+        self
+    }
+
+    /// The Discord bot, if any, and the client its gateway connects
+    /// through.
+    #[must_use]
+    pub fn discord(&self) -> Option<(&discord::DiscordBot, &Webhooks)> {
+        self.discord.as_ref().map(|bot| (bot, &self.webhooks))
     }
 
     /// The same, publishing to ntfy topics with `token` (`Bearer`).
@@ -139,6 +157,9 @@ fn client_of(target: &str) -> String {
     if telegram::chat_of(target).is_some() {
         return Channel::Telegram.as_str().to_owned();
     }
+    if discord::channel_of(target).is_some() {
+        return Channel::Discord.as_str().to_owned();
+    }
     reqwest::Url::parse(target)
         .ok()
         .and_then(|u| u.host_str().map(str::to_owned))
@@ -171,5 +192,6 @@ mod tests {
         assert_eq!(client_of("ntfy:https://ntfy.example/alice"), "ntfy");
         assert_eq!(client_of("slack:C1"), "slack");
         assert_eq!(client_of("telegram:-100"), "telegram");
+        assert_eq!(client_of("discord:42"), "discord");
     }
 }

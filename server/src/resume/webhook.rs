@@ -177,6 +177,24 @@ impl Webhooks {
         headers: &[(&'static str, &str)],
         what: &str,
     ) -> Result<serde_json::Value, Sent> {
+        self.request(reqwest::Method::POST, url, Some(body), headers, what)
+            .await
+    }
+
+    /// [`Webhooks::call`] with another `method` (Discord's REST API
+    /// edits with `PATCH` and reads with `GET`), and `body` optional; an
+    /// empty answer (`204 No Content`) reads as `null`.
+    ///
+    /// # Errors
+    /// As [`Webhooks::call`].
+    pub async fn request(
+        &self,
+        method: reqwest::Method,
+        url: &str,
+        body: Option<String>,
+        headers: &[(&'static str, &str)],
+        what: &str,
+    ) -> Result<serde_json::Value, Sent> {
         let Ok(parsed) = reqwest::Url::parse(url) else {
             return Err(Sent::Refused);
         };
@@ -187,11 +205,12 @@ impl Webhooks {
             );
             return Err(Sent::Refused);
         }
-        let mut request = self
-            .http
-            .post(parsed)
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body);
+        let mut request = self.http.request(method, parsed);
+        if let Some(body) = body {
+            request = request
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(body);
+        }
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
@@ -209,6 +228,9 @@ impl Webhooks {
             }
             read.extend_from_slice(&chunk);
         }
+        if read.is_empty() && status.is_success() {
+            return Ok(serde_json::Value::Null);
+        }
         match serde_json::from_slice(&read) {
             Ok(answer) if status.is_success() => Ok(answer),
             _ => {
@@ -216,6 +238,13 @@ impl Webhooks {
                 Err(Sent::Failed)
             }
         }
+    }
+
+    /// The network policy this client sends under: what a WebSocket a
+    /// peer names (Discord's gateway) is held to as well.
+    #[must_use]
+    pub fn networks(&self) -> &WebhookNetworks {
+        &self.networks
     }
 }
 
