@@ -26,7 +26,10 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 const MAX_MESSAGE: usize = 4 << 20;
 
 /// A byte stream, plain or TLS.
-pub(super) trait Stream: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send {}
+pub(super) trait Stream:
+    tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send
+{
+}
 impl<T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send> Stream for T {}
 
 /// An open gateway socket.

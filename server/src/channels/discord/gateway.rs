@@ -138,7 +138,9 @@ impl Gateway {
         };
         let token = self.bot.bot_token.0.as_str();
         let opening = match session.as_ref() {
-            Some(s) => json!({"op": 6, "d": {"token": token, "session_id": s.session_id, "seq": s.seq}}),
+            Some(s) => {
+                json!({"op": 6, "d": {"token": token, "session_id": s.session_id, "seq": s.seq}})
+            }
             None => json!({"op": 2, "d": {"token": token, "intents": 0,
                 "properties": {"os": std::env::consts::OS, "browser": "clarify", "device": "clarify"}}}),
         };
@@ -262,7 +264,10 @@ async fn hello(socket: &mut Socket) -> Result<Duration, String> {
         return Err("the gateway closed before its hello".to_owned());
     };
     let hello: Value = serde_json::from_str(&text).map_err(|_| "a hello not JSON".to_owned())?;
-    match (hello["op"].as_u64(), hello["d"]["heartbeat_interval"].as_u64()) {
+    match (
+        hello["op"].as_u64(),
+        hello["d"]["heartbeat_interval"].as_u64(),
+    ) {
         (Some(10), Some(ms)) if ms > 0 => Ok(Duration::from_millis(ms)),
         _ => Err("the gateway's first message was no hello".to_owned()),
     }

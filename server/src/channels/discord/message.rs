@@ -28,7 +28,20 @@ pub fn escape(text: &str) -> String {
     for c in text.chars() {
         if matches!(
             c,
-            '\\' | '*' | '_' | '~' | '`' | '|' | '>' | '<' | '#' | '-' | '[' | ']' | '(' | ')' | '@'
+            '\\' | '*'
+                | '_'
+                | '~'
+                | '`'
+                | '|'
+                | '>'
+                | '<'
+                | '#'
+                | '-'
+                | '['
+                | ']'
+                | '('
+                | ')'
+                | '@'
                 | ':'
         ) {
             out.push('\\');
@@ -53,7 +66,9 @@ fn bounded(text: String) -> String {
 fn questions(notice: &Notice) -> String {
     let call = notice.tool_call.as_ref().map_or_else(String::new, |c| {
         // In a code block only a fence could end it early.
-        let shown = c.shown(super::super::CALL_CHARS).replace("```", "`\u{200b}``");
+        let shown = c
+            .shown(super::super::CALL_CHARS)
+            .replace("```", "`\u{200b}``");
         format!("**{}**\n```\n{shown}\n```\n", escape(&c.tool))
     });
     call + &match notice.questions.as_slice() {

@@ -54,7 +54,9 @@ pub fn press(d: &Value) -> Option<Press> {
         return None;
     }
     // In a server the user is the member's; in a direct message, `user`.
-    let user = d["member"]["user"].as_object().or_else(|| d["user"].as_object())?;
+    let user = d["member"]["user"]
+        .as_object()
+        .or_else(|| d["user"].as_object())?;
     let name = user
         .get("username")
         .and_then(Value::as_str)
@@ -145,10 +147,17 @@ mod tests {
             "member": {"user": {"id": "9", "username": "alice"}},
             "message": {"id": "5", "content": "Which db?"}});
         let found = press(&d).unwrap();
-        assert_eq!((found.user.as_str(), found.custom_id.as_str()), ("alice", "clk_link_ab"));
+        assert_eq!(
+            (found.user.as_str(), found.custom_id.as_str()),
+            ("alice", "clk_link_ab")
+        );
         let dm = json!({"id": "1", "token": "t", "type": 3, "data": {"custom_id": "x"},
             "user": {"id": "9", "username": "bob"}});
         assert_eq!(press(&dm).unwrap().user, "bob");
-        assert_eq!(press(&json!({"type": 2})), None, "a slash command is not a press");
+        assert_eq!(
+            press(&json!({"type": 2})),
+            None,
+            "a slash command is not a press"
+        );
     }
 }

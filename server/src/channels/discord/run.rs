@@ -54,8 +54,8 @@ async fn run(gateway: Gateway, shutdown: CancellationToken) {
             }
             Ended::Failed(why) => {
                 failures = failures.saturating_add(1);
-                let delay = (FIRST_BACKOFF * 2u32.pow(failures.min(7) - 1))
-                    .min(Duration::from_secs(60));
+                let delay =
+                    (FIRST_BACKOFF * 2u32.pow(failures.min(7) - 1)).min(Duration::from_secs(60));
                 tracing::warn!(why, failures, "discord: the gateway failed; retrying");
                 tokio::select! {
                     () = shutdown.cancelled() => return,
