@@ -110,14 +110,9 @@ pub struct Config {
     pub telegram_webhook_secret: Option<Secret>,
     /// Telegram's Bot API base URL; `https://api.telegram.org` when unset.
     pub telegram_api_url: Option<String>,
-    /// The Discord bot's token (`CLARIFY_DISCORD_BOT_TOKEN`): waiting
-    /// bundles are posted to `discord_channel` with buttons, pressed over
-    /// the gateway (issue 48 item 1).
-    pub discord_bot_token: Option<Secret>,
-    /// The Discord channel posted to (its id).
-    pub discord_channel: Option<String>,
-    /// Discord's REST API base URL; [`discord::API_URL`] when unset.
-    pub discord_api_url: Option<String>,
+    /// The Discord bot, posting with buttons pressed over its gateway
+    /// (issue 48 item 1).
+    pub discord: discord::Flags,
     /// The server's URL as people reach it, for the links in notices
     /// (`--public-url`); `http://localhost:7420` when unset.
     pub public_url: Option<String>,
@@ -175,7 +170,9 @@ impl Config {
             targets.push(ntfy::target(url));
         }
         let (slack, telegram) = self.chats(resumer, &mut targets)?;
-        let discord = self.discord(resumer, &mut targets)?;
+        let discord = (self.discord)
+            .configured(self.public_url.as_deref(), resumer.webhooks(), &mut targets)
+            .map_err(Error::Invalid)?;
         let base = self
             .public_url
             .as_deref()
@@ -240,54 +237,6 @@ impl Config {
             telegram::TelegramBot { bot_token, api_url }
         });
         Ok((slack, telegram))
-    }
-}
-
-impl Config {
-    /// The Discord bot, when configured, its channel added to `targets`.
-    /// Its presses come over the gateway Clarify opens: no callback secret.
-    fn discord(
-        &self,
-        resumer: &Resumer,
-        targets: &mut Vec<String>,
-    ) -> Result<Option<discord::DiscordBot>, Error> {
-        match (&self.discord_bot_token, self.discord_channel.as_deref()) {
-            (None, None) => Ok(None),
-            (Some(token), Some(channel)) => {
-                if channel.is_empty() || !channel.bytes().all(|b| b.is_ascii_digit()) {
-                    return Err(Error::Invalid(
-                        "--discord-channel: a channel's id, digits only".to_owned(),
-                    ));
-                }
-                let api_url = self.discord_api_url.as_deref().unwrap_or(discord::API_URL);
-                resumer
-                    .webhooks()
-                    .check("--discord-api-url", api_url)
-                    .map_err(Error::Invalid)?;
-                targets.push(discord::target(channel));
-                Ok(Some(discord::DiscordBot {
-                    bot_token: token.clone(),
-                    api_url: api_url.to_owned(),
-                    public: self.public_url.as_deref().is_some_and(reachable),
-                }))
-            }
-            _ => Err(Error::Invalid(
-                "--discord-channel: needed with CLARIFY_DISCORD_BOT_TOKEN, and the other way round"
-                    .to_owned(),
-            )),
-        }
-    }
-}
-
-/// Whether people elsewhere reach `url`: not a loopback name or address.
-fn reachable(url: &str) -> bool {
-    let Ok(parsed) = reqwest::Url::parse(url) else {
-        return false;
-    };
-    let host = parsed.host_str().unwrap_or_default();
-    match host.trim_matches(['[', ']']).parse::<std::net::IpAddr>() {
-        Ok(ip) => !ip.is_loopback(),
-        Err(_) => !host.is_empty() && host != "localhost" && !host.ends_with(".localhost"),
     }
 }
 

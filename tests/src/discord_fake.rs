@@ -14,12 +14,9 @@ use std::time::Duration;
 
 use axum::extract::Path;
 use axum::http::{HeaderMap, StatusCode};
-use futures_util::{SinkExt as _, StreamExt as _};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::sync::{Notify, oneshot};
-use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::handshake::server::{Request, Response};
 
 use crate::background::serve_in_background;
 
@@ -45,14 +42,14 @@ pub struct DiscordCall {
 }
 
 #[derive(Debug, Default)]
-struct State {
-    calls: Vec<DiscordCall>,
-    next_id: u64,
+pub(crate) struct State {
+    pub(crate) calls: Vec<DiscordCall>,
+    pub(crate) next_id: u64,
     /// Every dispatch sent, by sequence number, for a resume to replay.
-    dispatches: Vec<Value>,
-    withhold_acks: bool,
+    pub(crate) dispatches: Vec<Value>,
+    pub(crate) withhold_acks: bool,
     /// Gateway connections opened so far.
-    connections: u32,
+    pub(crate) connections: u32,
 }
 
 /// The fake, REST and Gateway.
@@ -65,7 +62,13 @@ pub struct DiscordFake {
     _shutdown: oneshot::Sender<()>,
 }
 
-fn record(state: &Mutex<State>, ring: &Notify, method: &str, path: String, body: Value) -> u64 {
+pub(crate) fn record(
+    state: &Mutex<State>,
+    ring: &Notify,
+    method: &str,
+    path: String,
+    body: Value,
+) -> u64 {
     let mut s = state.lock().unwrap();
     s.next_id += 1;
     let id = s.next_id;
@@ -178,7 +181,13 @@ impl DiscordFake {
         let (s4, r4) = (state.clone(), arrived.clone());
         tokio::spawn(async move {
             while let Ok((tcp, _)) = listener.accept().await {
-                tokio::spawn(connection(tcp, gateway, heartbeat, s4.clone(), r4.clone()));
+                tokio::spawn(super::discord_gateway::connection(
+                    tcp,
+                    gateway,
+                    heartbeat,
+                    s4.clone(),
+                    r4.clone(),
+                ));
             }
         });
         Self {
@@ -302,115 +311,5 @@ impl DiscordFake {
         drop(s);
         self.arrived.notify_waiters();
         format!("/interactions/{id}/{token}/callback")
-    }
-}
-
-/// One gateway connection, as Discord runs it.
-async fn connection(
-    tcp: tokio::net::TcpStream,
-    gateway: SocketAddr,
-    heartbeat: Duration,
-    state: Arc<Mutex<State>>,
-    ring: Arc<Notify>,
-) {
-    let path = Arc::new(Mutex::new(String::new()));
-    let seen = path.clone();
-    let callback = move |request: &Request, response: Response| {
-        *seen.lock().unwrap() = request.uri().path().to_owned();
-        Ok(response)
-    };
-    let Ok(mut socket) = tokio_tungstenite::accept_hdr_async(tcp, callback).await else {
-        return;
-    };
-    let path = format!("gateway {}", path.lock().unwrap());
-    state.lock().unwrap().connections += 1;
-    let hello = json!({"op": 10, "d": {"heartbeat_interval": heartbeat.as_millis()}});
-    if socket.send(Message::text(hello.to_string())).await.is_err() {
-        return;
-    }
-    // The dispatches this connection has sent up to; none before its
-    // session is identified or resumed.
-    let mut sent: Option<usize> = None;
-    loop {
-        let notified = ring.notified();
-        let due: Vec<Value> = sent.map_or_else(Vec::new, |from| {
-            state.lock().unwrap().dispatches[from..].to_vec()
-        });
-        if let Some(from) = sent.as_mut() {
-            *from += due.len();
-        }
-        for dispatch in due {
-            if socket
-                .send(Message::text(dispatch.to_string()))
-                .await
-                .is_err()
-            {
-                return;
-            }
-        }
-        let read = tokio::select! {
-            () = notified => continue,
-            read = socket.next() => read,
-        };
-        let Some(Ok(Message::Text(text))) = read else {
-            return;
-        };
-        let Ok(payload) = serde_json::from_str::<Value>(&text) else {
-            continue;
-        };
-        record(&state, &ring, "gateway", path.clone(), payload.clone());
-        let withhold = state.lock().unwrap().withhold_acks;
-        let answer = match payload["op"].as_u64() {
-            Some(1) if !withhold => Some(json!({"op": 11})),
-            Some(2) if payload["d"]["token"] == DISCORD_TOKEN => {
-                let mut s = state.lock().unwrap();
-                let seq = s.dispatches.len() + 1;
-                let ready = json!({"op": 0, "t": "READY", "s": seq, "d": {"v": 10,
-                    "session_id": DISCORD_SESSION, "user": {"id": "1", "username": "clarify"},
-                    "resume_gateway_url": format!("ws://{gateway}/resume"), "guilds": []}});
-                s.dispatches.push(ready);
-                sent = Some(seq - 1);
-                None
-            }
-            Some(2) => {
-                let _ = socket
-                    .send(Message::Close(Some(
-                        tokio_tungstenite::tungstenite::protocol::CloseFrame {
-                            code: 4004.into(),
-                            reason: "Authentication failed.".into(),
-                        },
-                    )))
-                    .await;
-                return;
-            }
-            Some(6) if payload["d"]["session_id"] == DISCORD_SESSION => {
-                let from = usize::try_from(payload["d"]["seq"].as_u64().unwrap_or(0)).unwrap();
-                let (seq, missed) = {
-                    let mut s = state.lock().unwrap();
-                    let seq = s.dispatches.len() + 1;
-                    // The missed dispatches, then RESUMED.
-                    let missed = s.dispatches[from..].to_vec();
-                    s.dispatches
-                        .push(json!({"op": 0, "t": "RESUMED", "s": seq, "d": {}}));
-                    (seq, missed)
-                };
-                for dispatch in missed {
-                    let _ = socket.send(Message::text(dispatch.to_string())).await;
-                }
-                sent = Some(seq - 1);
-                None
-            }
-            Some(6) => Some(json!({"op": 9, "d": false})),
-            _ => None,
-        };
-        if let Some(answer) = answer {
-            if socket
-                .send(Message::text(answer.to_string()))
-                .await
-                .is_err()
-            {
-                return;
-            }
-        }
     }
 }

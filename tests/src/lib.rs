@@ -11,6 +11,7 @@ mod chat_fake;
 mod client;
 pub mod database;
 mod discord_fake;
+mod discord_gateway;
 mod events;
 pub mod forms;
 pub mod hook;

@@ -10,6 +10,7 @@
 
 use std::time::Duration;
 
+use clarify_server::channels::discord::Flags;
 use clarify_server::{Config, Secret};
 use clarify_tests::{DISCORD_SESSION, DISCORD_TOKEN, DiscordFake, TestServer};
 use serde_json::{Value, json};
@@ -18,9 +19,11 @@ const CHANNEL: &str = "4242";
 
 fn discord(fake: &DiscordFake) -> Config {
     Config {
-        discord_bot_token: Some(Secret(DISCORD_TOKEN.into())),
-        discord_channel: Some(CHANNEL.into()),
-        discord_api_url: Some(fake.api_url()),
+        discord: Flags {
+            bot_token: Some(Secret(DISCORD_TOKEN.into())),
+            channel: Some(CHANNEL.into()),
+            api_url: Some(fake.api_url()),
+        },
         notify_first_retry: Some(Duration::from_millis(300)),
         ..Config::default()
     }

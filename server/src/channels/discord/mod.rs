@@ -7,6 +7,7 @@
 //! no inbound port; each is answered through the one claim
 //! ([`press`]) within Discord's three seconds.
 
+mod config;
 mod connect;
 pub mod gateway;
 mod heartbeat;
@@ -14,6 +15,7 @@ pub mod message;
 pub mod press;
 mod run;
 
+pub use config::Flags;
 pub use run::start;
 
 use crate::ids::Secret;
