@@ -19,6 +19,7 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, Method, Request, StatusCode, Uri, header};
 use axum::response::{IntoResponse as _, Response};
 use axum::{Json, Router, middleware::from_fn_with_state, routing::get};
@@ -47,7 +48,7 @@ pub fn app(state: AppState) -> Router {
         .merge(http::answer_link::routes())
         .merge(http::integrations::routes())
         .merge(mcp::routes(&state))
-        .merge(web_assets::routes())
+        .merge(web_assets::routes(channels_down(&state)))
         // Every other path: a 404, as a page for a browser, else in the
         // error shape like every other error.
         .fallback(not_found)
@@ -145,8 +146,16 @@ async fn not_found(method: Method, uri: Uri, headers: HeaderMap) -> Response {
     }
 }
 
-async fn healthz() -> Json<Value> {
-    Json(json!({ "status": "ok" }))
+/// The server is up, and what each channel's connection is doing (issue
+/// 48 item 4): a person or a probe sees a chat that is down.
+async fn healthz(State(state): State<AppState>) -> Json<Value> {
+    Json(json!({ "status": "ok", "channels": state.statuses.to_json() }))
+}
+
+/// The channels that are down, for the page's banner (issue 48 item 4).
+fn channels_down(state: &AppState) -> web_assets::Banner {
+    let statuses = state.statuses.clone();
+    Arc::new(move || statuses.down())
 }
 
 /// A failed response, logged as an error, but for a long poll that ended

@@ -1,6 +1,7 @@
 //! Shared state handed to every request handler.
 
 use crate::auth::seal::SealKey;
+use crate::channels::keeper::{self, Statuses};
 use crate::channels::{Channels, FIRST_RETRY, Sender, discord, ntfy, slack, telegram};
 use crate::clock::{micros, now_micros};
 use crate::cluster::Cluster;
@@ -110,8 +111,7 @@ pub struct Config {
     pub telegram_webhook_secret: Option<Secret>,
     /// Telegram's Bot API base URL; `https://api.telegram.org` when unset.
     pub telegram_api_url: Option<String>,
-    /// The Discord bot, posting with buttons pressed over its gateway
-    /// (issue 48 item 1).
+    /// The Discord bot, its buttons pressed over its gateway (issue 48).
     pub discord: discord::Flags,
     /// The server's URL as people reach it, for the links in notices
     /// (`--public-url`); `http://localhost:7420` when unset.
@@ -119,6 +119,9 @@ pub struct Config {
     /// The first retry's delay for a notice; [`FIRST_RETRY`] when unset
     /// (tests shorten it).
     pub notify_first_retry: Option<std::time::Duration>,
+    /// How long a channel's lease lasts unless renewed (issue 48 item 2);
+    /// [`keeper::LEASE`] when unset (tests shorten it).
+    pub channel_lease: Option<std::time::Duration>,
 }
 
 impl Config {
@@ -170,14 +173,11 @@ impl Config {
             targets.push(ntfy::target(url));
         }
         let (slack, telegram) = self.chats(resumer, &mut targets)?;
-        let discord = (self.discord)
-            .configured(self.public_url.as_deref(), resumer.webhooks(), &mut targets)
-            .map_err(Error::Invalid)?;
         let base = self
             .public_url
             .as_deref()
             .unwrap_or("http://localhost:7420");
-        Ok(Channels::new(
+        Channels::new(
             resumer.webhooks().clone(),
             targets,
             base,
@@ -185,7 +185,8 @@ impl Config {
         )
         .with_ntfy_token(self.ntfy_token.as_ref().map(|s| s.0.as_str()))
         .with_chats(slack, telegram)
-        .with_discord(discord))
+        .with_discord(&self.discord, self.public_url.as_deref())
+        .map_err(Error::Invalid)
     }
 
     /// The Slack app and the Telegram bot, when configured, their chats
@@ -309,6 +310,8 @@ pub struct Shared {
     pub shutdown: tokio_util::sync::CancellationToken,
     /// Seals what a client carries for the server (an MCP `requestState`).
     pub seal_key: SealKey,
+    /// What each channel's connection is doing (issue 48 item 4).
+    pub statuses: Statuses,
 }
 
 impl AppState {
@@ -376,7 +379,11 @@ impl AppState {
         );
         let sender = Sender::new(lifecycle.db().clone(), channels.clone());
         tokio::spawn(sender.run(shutdown.clone()));
-        discord::start(&channels, &lifecycle.resolving, &shutdown);
+        // Each channel's connection out (issue 48): started here, reported
+        // through its keeper.
+        let statuses = Statuses::default();
+        let lease = config.channel_lease;
+        discord::start(&channels, &lifecycle, &statuses, lease, &shutdown);
         let seal_key = SealKey::load(lifecycle.db()).await?;
         Ok(Self(std::sync::Arc::new(Shared {
             lifecycle,
@@ -385,6 +392,7 @@ impl AppState {
             channels,
             shutdown,
             seal_key,
+            statuses,
         })))
     }
 
@@ -392,5 +400,11 @@ impl AppState {
     #[must_use]
     pub fn db(&self) -> &Db {
         self.lifecycle.db()
+    }
+
+    /// How long a channel's lease lasts.
+    #[must_use]
+    pub fn channel_lease(&self) -> std::time::Duration {
+        self.config.channel_lease.unwrap_or(keeper::LEASE)
     }
 }

@@ -41,32 +41,60 @@ const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 /// The page names the current assets, so it must be fetched afresh.
 const REVALIDATE: &str = "no-cache";
 
-/// Routes for the overlay: the page under every client-side path, and the
-/// packed files under `/assets`.
-pub fn routes<S>() -> Router<S>
+/// What the page says above everything else, read at each load: a
+/// channel that is down (issue 48 item 4), as its status lines.
+pub type Banner = std::sync::Arc<dyn Fn() -> Vec<String> + Send + Sync>;
+
+/// Routes for the overlay: the page under every client-side path (with
+/// `banner`'s lines above it), and the packed files under `/assets`.
+pub fn routes<S>(banner: Banner) -> Router<S>
 where
     S: Clone + Send + Sync + 'static,
 {
+    let page = move || {
+        let banner = banner.clone();
+        async move { page(&banner()) }
+    };
     Router::new()
-        .route("/", get(index))
+        .route("/", get(page.clone()))
         // Client-side routes: the page decides what to show from the URL.
-        .route("/t/{id}", get(index))
-        .route("/s/{id}", get(index))
-        .route("/login", get(index))
+        .route("/t/{id}", get(page.clone()))
+        .route("/s/{id}", get(page.clone()))
+        .route("/login", get(page))
         .route("/assets/{name}", get(asset))
 }
 
 /// The page, as every client-side path gets it.
 pub async fn index() -> Response {
-    (
-        [
-            (CONTENT_TYPE, "text/html; charset=utf-8"),
-            (CACHE_CONTROL, REVALIDATE),
-            (CONTENT_SECURITY_POLICY, PAGE_CSP),
-        ],
-        INDEX_HTML,
-    )
-        .into_response()
+    page(&[])
+}
+
+/// The page with `down`'s lines in a banner above the overlay: written by
+/// the server, so it costs the overlay's wasm nothing, and seen on every
+/// page, the login page included, until the channel is back and the page
+/// is loaded again.
+fn page(down: &[String]) -> Response {
+    let headers = [
+        (CONTENT_TYPE, "text/html; charset=utf-8"),
+        (CACHE_CONTROL, REVALIDATE),
+        (CONTENT_SECURITY_POLICY, PAGE_CSP),
+    ];
+    if down.is_empty() {
+        return (headers, INDEX_HTML).into_response();
+    }
+    let lines: String = down
+        .iter()
+        .map(|line| {
+            format!(
+                "<p class=\"banner offline\">{}</p>",
+                html_escape::encode_text(line)
+            )
+        })
+        .collect();
+    let banner = format!(
+        "<body>\n<div class=\"connection\" role=\"status\" data-testid=\"channels-down\">{lines}</div>"
+    );
+    (headers, INDEX_HTML.replacen("<body>", &banner, 1)).into_response()
 }
 
 async fn asset(Path(name): Path<String>, headers: HeaderMap) -> Response {
@@ -140,6 +168,21 @@ fn preferred_encoding(accept_encoding: &str) -> Encoding {
 
 #[cfg(test)]
 mod tests {
+    #[tokio::test]
+    async fn a_channel_down_is_said_above_the_page_in_plain_text() {
+        let response = super::page(&["<b>slack</b> is not connected".to_owned()]);
+        let body = axum::body::to_bytes(response.into_body(), 1 << 20)
+            .await
+            .unwrap();
+        let body = String::from_utf8(body.to_vec()).unwrap();
+        assert!(body.contains("role=\"status\""), "{body}");
+        assert!(
+            body.contains("&lt;b&gt;slack&lt;/b&gt; is not connected"),
+            "{body}"
+        );
+        assert_eq!(super::page(&[]).status(), axum::http::StatusCode::OK);
+    }
+
     use super::{Encoding, preferred_encoding};
 
     #[test]

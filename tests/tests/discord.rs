@@ -58,6 +58,17 @@ async fn identified(fake: &DiscordFake) {
         .await;
 }
 
+/// What `/healthz` says of the channels.
+async fn health(server: &TestServer) -> Value {
+    let health: Value = reqwest::get(server.url("/healthz"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    health["channels"].clone()
+}
+
 async fn view(server: &TestServer, pending: &str) -> Value {
     server.get(&format!("/clarification/{pending}")).await.1
 }
@@ -92,6 +103,10 @@ async fn the_bot_identifies_with_no_intents_and_heartbeats() {
         1,
         "acknowledged heartbeats keep one connection"
     );
+    // Item 4: what the channel is doing, said by /healthz.
+    let health = health(&server).await;
+    assert_eq!(health["discord"]["state"], "connected", "{health}");
+    assert_eq!(health["discord"]["mode"], "gateway", "{health}");
     server.stop().await;
 }
 
@@ -289,4 +304,62 @@ async fn a_gateway_url_the_network_policy_refuses_is_not_connected() {
         "never connected to the refused gateway"
     );
     server.stop().await;
+}
+
+/// Issue 48 items 1 and 2: one gateway session per bot, held under the
+/// `discord` lease with the session as its cursor: a second server on the
+/// same database stands by; when the holder stops, it takes the lease
+/// over, resumes the session (op 6 at the resume URL, no second identify),
+/// and a press made while nobody held it, replayed by Discord, is answered
+/// once.
+#[tokio::test]
+async fn another_server_takes_the_session_over_and_a_press_made_meanwhile_is_answered_once() {
+    let fake = DiscordFake::start(Duration::from_secs(1)).await;
+    let config = Config {
+        channel_lease: Some(Duration::from_secs(1)),
+        ..discord(&fake)
+    };
+    let server = TestServer::start_with(config.clone()).await;
+    identified(&fake).await;
+    let (pending, _, _) = server
+        .ask_expiring(one_question("Across a handover?"), None)
+        .await;
+    let (ids, message, content) = posted(&fake, "Across a handover?").await;
+    let standby = server.replica_with(config).await;
+    let health = async {
+        loop {
+            let health = health(&standby).await;
+            if health["discord"]["state"]
+                .as_str()
+                .is_some_and(|s| s.starts_with("standby"))
+            {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), health)
+        .await
+        .expect("the second server stands by");
+    assert_eq!(fake.connections(), 1, "one session per bot");
+    server.stop().await;
+    let callback = fake.press("dave", &ids[0], &message, &content);
+    let resume = fake
+        .wait_for("gateway", "gateway /resume", |b| b["op"] == 6)
+        .await;
+    assert_eq!(resume.body["d"]["session_id"], DISCORD_SESSION);
+    let told = fake.wait_for("POST", &callback, |_| true).await;
+    assert_eq!(told.body["type"], 7, "{:?}", told.body);
+    assert_eq!(
+        view(&standby, &pending).await["answered_by"]["user"],
+        "dave"
+    );
+    let identifies = fake
+        .calls("gateway", "gateway /")
+        .iter()
+        .filter(|c| c.body["op"] == 2)
+        .count();
+    assert_eq!(identifies, 1, "resumed, not identified again");
+    assert_eq!(fake.calls("POST", &callback).len(), 1, "answered once");
+    standby.stop().await;
 }

@@ -12,6 +12,7 @@
 
 mod chat;
 pub mod discord;
+pub mod keeper;
 pub mod ntfy;
 pub mod sender;
 pub mod slack;
@@ -95,11 +96,20 @@ impl Channels {
         self
     }
 
-    /// The same, posting `discord:` targets as `bot`.
-    #[must_use]
-    pub fn with_discord(mut self, bot: Option<discord::DiscordBot>) -> Self {
-        self.discord = bot;
-        self
+    /// The same, posting to the Discord channel `flags` name, if any;
+    /// `public_url` tells whether a link to the overlay reaches anyone.
+    ///
+    /// # Errors
+    /// As [`discord::Flags::configured`].
+    pub fn with_discord(
+        mut self,
+        flags: &discord::Flags,
+        public_url: Option<&str>,
+    ) -> Result<Self, String> {
+        let mut targets = self.targets.to_vec();
+        self.discord = flags.configured(public_url, &self.webhooks, &mut targets)?;
+        self.targets = targets.into();
+        Ok(self)
     }
 
     /// The Discord bot, if any, and the client its gateway connects

@@ -89,6 +89,7 @@ pub(super) async fn serve(args: ServeArgs) -> Result<(), String> {
         },
         public_url: Some(public_url),
         notify_first_retry: None,
+        channel_lease: None,
     };
     // The demo user needs a token when auth is on; the browser logs in with it.
     let demo_token = if args.demo && args.auth {
@@ -109,7 +110,14 @@ pub(super) async fn serve(args: ServeArgs) -> Result<(), String> {
     let mut stdout = std::io::stdout().lock();
     let auth = if args.auth { " (auth on)" } else { "" };
     writeln!(stdout, "listening on http://{addr}{auth}")
-        .and_then(|()| stdout.flush())
+        .and_then(|()| {
+            // Each channel's connection out, under it (issue 48 item 4);
+            // every change after this is a log line.
+            for line in state.statuses.lines() {
+                writeln!(stdout, "  {line}")?;
+            }
+            stdout.flush()
+        })
         .map_err(|e| format!("cannot write to stdout: {e}"))?;
     drop(stdout);
     // How to get a token is said beside the listening line (issue 29).

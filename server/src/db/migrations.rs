@@ -78,6 +78,7 @@ pub fn sqlite() -> Migrator {
         migration!("sqlite", 18, "0018_server_keys.sql", "server keys"),
         migration!("sqlite", 19, "0019_mcp_tasks.sql", "mcp tasks"),
         migration!("sqlite", 20, "0020_decline_reasons.sql", "decline reasons"),
+        migration!("sqlite", 21, "0021_channel_leases.sql", "channel leases"),
     ])
 }
 
@@ -140,6 +141,7 @@ pub fn postgres() -> Migrator {
             "0020_decline_reasons.sql",
             "decline reasons"
         ),
+        migration!("postgres", 21, "0021_channel_leases.sql", "channel leases"),
     ])
 }
 

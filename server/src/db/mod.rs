@@ -8,6 +8,7 @@
 pub mod answer_links;
 pub mod attempts;
 pub mod batch;
+pub mod channel_leases;
 pub mod chat_messages;
 pub mod clarification;
 pub mod declines;

@@ -198,11 +198,12 @@ impl Gateway {
                 }
             }
         };
-        // Any code but 1000 and 1001 keeps the session resumable.
-        let code = if ended == Ended::Stopped { 1000 } else { 4000 };
+        // Any code but 1000 and 1001 keeps the session resumable: after a
+        // stop too, so the replica (or restart) that takes the lease over
+        // resumes it, and a press made meanwhile is replayed, not lost.
         let _ = socket
             .close(Some(CloseFrame {
-                code: CloseCode::from(code),
+                code: CloseCode::from(4000),
                 reason: "".into(),
             }))
             .await;
