@@ -363,3 +363,86 @@ async fn another_server_takes_the_session_over_and_a_press_made_meanwhile_is_ans
     assert_eq!(fake.calls("POST", &callback).len(), 1, "answered once");
     standby.stop().await;
 }
+
+/// Issue 48 item 1: a workspace's owner adds the workspace's own Discord
+/// channel (`PUT /workspaces/{id}/notify`, `discord_channel`, digits
+/// only); its questions are posted there as well as to the operator's
+/// channel, other workspaces' only to the operator's.
+#[tokio::test]
+async fn a_workspace_owner_adds_a_discord_channel_for_that_workspace_only() {
+    let fake = DiscordFake::start(Duration::from_secs(1)).await;
+    let server = TestServer::start_with(Config {
+        auth: true,
+        allowed_webhook_networks: vec!["127.0.0.0/8".parse().unwrap()],
+        ..discord(&fake)
+    })
+    .await;
+    let alice = server.token("alice").await;
+    let owner = server.as_token(&alice);
+    let (_, workspace) = owner.post("/workspaces", &json!({"name": "team"})).await;
+    let workspace = workspace["id"].as_str().unwrap().to_owned();
+    let path = format!("/workspaces/{workspace}/notify");
+    for bad in ["<#1>", "12a", &"1".repeat(21)] {
+        let (status, body) = owner.put(&path, &json!({"discord_channel": bad})).await;
+        assert_eq!(status, 400, "{bad}: {body}");
+        assert!(
+            body["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("discord_channel"),
+            "{body}"
+        );
+    }
+    let (status, body) = owner
+        .put(
+            &path,
+            &json!({"webhook_url": null, "discord_channel": "777"}),
+        )
+        .await;
+    assert_eq!(
+        (status, &body["discord_channel"]),
+        (200, &json!("777")),
+        "{body}"
+    );
+    assert_eq!(owner.get(&path).await.1["discord_channel"], "777");
+
+    let (_, session, agent) = owner.session_in(&workspace, None).await;
+    server
+        .ask(&session, &agent, one_question("Team question?"))
+        .await;
+    for channel in ["/channels/777/messages", MESSAGES] {
+        fake.wait_for("POST", channel, |b| {
+            b["content"]
+                .as_str()
+                .is_some_and(|c| c.contains("Team question?"))
+        })
+        .await;
+    }
+    let (_, other, other_agent) = owner.session(None).await;
+    server
+        .ask(&other, &other_agent, one_question("Loose question?"))
+        .await;
+    fake.wait_for("POST", MESSAGES, |b| {
+        b["content"]
+            .as_str()
+            .is_some_and(|c| c.contains("Loose question?"))
+    })
+    .await;
+    let (_, last, last_agent) = owner.session_in(&workspace, None).await;
+    server
+        .ask(&last, &last_agent, one_question("Team again?"))
+        .await;
+    fake.wait_for("POST", "/channels/777/messages", |b| {
+        b["content"]
+            .as_str()
+            .is_some_and(|c| c.contains("Team again?"))
+    })
+    .await;
+    let loose = fake
+        .calls("POST", "/channels/777/messages")
+        .iter()
+        .filter(|c| c.body.to_string().contains("Loose question?"))
+        .count();
+    assert_eq!(loose, 0, "another workspace's question is not posted there");
+    server.stop().await;
+}

@@ -146,6 +146,10 @@ impl Outbound for Channels {
         self.slack.as_ref().map(|_| slack::target(channel))
     }
 
+    fn discord_target(&self, channel: &str) -> Option<String> {
+        self.discord.as_ref().map(|_| discord::target(channel))
+    }
+
     fn client_of(&self, target: &str) -> String {
         client_of(target)
     }

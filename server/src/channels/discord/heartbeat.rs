@@ -66,7 +66,7 @@ impl Heartbeat {
 mod tests {
     use super::*;
 
-    #[tokio::test(start_paused = true)]
+    #[tokio::test]
     async fn an_unacknowledged_heartbeat_makes_the_next_one_a_zombie() {
         let mut beat = Heartbeat::new(Duration::from_secs(40));
         assert!(beat.next() <= Instant::now() + Duration::from_secs(40));
