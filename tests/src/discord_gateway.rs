@@ -25,6 +25,8 @@ pub(crate) async fn connection(
 ) {
     let path = Arc::new(Mutex::new(String::new()));
     let seen = path.clone();
+    // tungstenite's signature: its error is a whole HTTP response.
+    #[allow(clippy::result_large_err)]
     let callback = move |request: &Request, response: Response| {
         *seen.lock().unwrap() = request.uri().path().to_owned();
         Ok(response)
@@ -113,14 +115,13 @@ pub(crate) async fn connection(
             Some(6) => Some(json!({"op": 9, "d": false})),
             _ => None,
         };
-        if let Some(answer) = answer {
-            if socket
+        if let Some(answer) = answer
+            && socket
                 .send(Message::text(answer.to_string()))
                 .await
                 .is_err()
-            {
-                return;
-            }
+        {
+            return;
         }
     }
 }

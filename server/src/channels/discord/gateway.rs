@@ -130,7 +130,14 @@ impl Gateway {
         };
         let mut socket = match open(self.webhooks.networks(), &url).await {
             Ok(socket) => socket,
-            Err(why) => return Ended::Failed(why),
+            Err(why) => {
+                // A resume URL that cannot be reached: the next try
+                // resumes at the URL `GET /gateway/bot` names.
+                if let Some(s) = session.as_mut() {
+                    s.resume_url.clear();
+                }
+                return Ended::Failed(why);
+            }
         };
         let interval = match hello(&mut socket).await {
             Ok(interval) => interval,
