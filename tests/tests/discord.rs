@@ -446,3 +446,42 @@ async fn a_workspace_owner_adds_a_discord_channel_for_that_workspace_only() {
     assert_eq!(loose, 0, "another workspace's question is not posted there");
     server.stop().await;
 }
+
+/// Issue 48 item 1: a reminder is a reply to the question's message; at
+/// expiry the message is edited to say so, buttons gone.
+#[tokio::test]
+async fn a_reminder_replies_to_the_message_and_expiry_edits_it() {
+    let fake = DiscordFake::start(Duration::from_secs(1)).await;
+    let server = TestServer::start_with(discord(&fake)).await;
+    server
+        .ask_expiring(one_question("Soon gone?"), Some(3))
+        .await;
+    let (_, message, _) = posted(&fake, "Soon gone?").await;
+    let reminder = fake
+        .wait_for("POST", MESSAGES, |b| {
+            b["message_reference"]["message_id"] == message.as_str()
+        })
+        .await;
+    assert!(
+        reminder.body["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("Reminder: still waiting"),
+        "{:?}",
+        reminder.body
+    );
+    assert_eq!(reminder.body["allowed_mentions"], json!({"parse": []}));
+    let edit = fake
+        .wait_for("PATCH", &format!("{MESSAGES}/{message}"), |_| true)
+        .await;
+    assert!(
+        edit.body["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("**Expired without an answer**"),
+        "{:?}",
+        edit.body
+    );
+    assert_eq!(edit.body["components"], json!([]));
+    server.stop().await;
+}
