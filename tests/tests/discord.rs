@@ -78,7 +78,7 @@ async fn view(server: &TestServer, pending: &str) -> Value {
 /// and heartbeats carrying the last sequence number.
 #[tokio::test]
 async fn the_bot_identifies_with_no_intents_and_heartbeats() {
-    let fake = DiscordFake::start(Duration::from_millis(400)).await;
+    let fake = DiscordFake::start(Duration::from_secs(1)).await;
     let server = TestServer::start_with(discord(&fake)).await;
     let identify = fake
         .wait_for("gateway", "gateway /gateway", |b| b["op"] == 2)
