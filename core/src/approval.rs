@@ -7,9 +7,8 @@
 use alloc::string::String;
 use serde::{Deserialize, Serialize};
 
-use crate::create::CreateError;
+use crate::create::{CreateError, check_len};
 use crate::field::FieldPath;
-use crate::runes::rune_count;
 
 /// The longest tool name, in runes (a title's limit).
 pub const MAX_TOOL_RUNES: usize = 200;
@@ -128,14 +127,7 @@ fn text(text: &str, field: FieldPath, max: usize) -> Result<(), CreateError> {
     if text.trim().is_empty() {
         return Err(CreateError::Required { field });
     }
-    if text.contains('\0') {
-        return Err(CreateError::NulCharacter { field });
-    }
-    let runes = rune_count(text);
-    if runes > max {
-        return Err(CreateError::TooLong { field, runes, max });
-    }
-    Ok(())
+    check_len(text, field, max)
 }
 
 #[cfg(test)]

@@ -309,7 +309,9 @@ fn required(text: &str, field: FieldPath, max: usize) -> Result<String, CreateEr
     Ok(String::from(trimmed))
 }
 
-fn check_len(text: &str, field: FieldPath, max: usize) -> Result<(), CreateError> {
+/// `text` holds no NUL and at most `max` runes (N8b: counted as people
+/// count characters), else the error naming `field`.
+pub(crate) fn check_len(text: &str, field: FieldPath, max: usize) -> Result<(), CreateError> {
     if text.contains('\0') {
         return Err(CreateError::NulCharacter { field });
     }

@@ -2,7 +2,7 @@
 // (POST /v1/messages, streaming SSE per the documented protocol) whose "model" is a script.
 // The real Claude Code CLI talks to it through ANTHROPIC_BASE_URL; every request body is
 // recorded so a judge can read the tool_result the CLI sent back (issue 47, Judges).
-import http from 'node:http';
+import { serveJson } from './lib/standin.mjs';
 
 let seq = 0;
 const nextId = (prefix) => `${prefix}_${Date.now().toString(36)}${(seq++).toString(36)}`;
@@ -77,47 +77,38 @@ function reply(res, body, blocks, stopReason) {
 export async function startAnthropicStandIn({ marker, turns, log = () => {} }) {
   const requests = [];
   const other = [];
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => { raw += c; });
-    req.on('end', () => {
-      const url = req.url ?? '';
-      let body = {};
-      try { body = raw ? JSON.parse(raw) : {}; } catch { /* recorded as-is below */ }
-      if (req.method === 'POST' && url.startsWith('/v1/messages/count_tokens')) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ input_tokens: 10 }));
-        return;
-      }
-      if (req.method !== 'POST' || !url.startsWith('/v1/messages')) {
-        other.push({ method: req.method, url });
-        log(`stand-in: ${req.method} ${url} -> 404`);
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: 'stand-in' } }));
-        return;
-      }
-      const main = isMainLoop(body, marker);
-      requests.push({ main, body });
-      if (!main) {
-        reply(res, body, [{ type: 'text', text: 'Stand-in' }], 'end_turn');
-        return;
-      }
-      const index = toolResults(body).length;
-      const step = turns[index];
-      const turn = typeof step === 'function' ? step(body) : step;
-      log(`stand-in: turn ${index} (${body.messages?.length} messages) -> ${turn ? turn.stop : 'end'}`);
-      if (turn) reply(res, body, turn.blocks, turn.stop);
-      else reply(res, body, [{ type: 'text', text: 'Done.' }], 'end_turn');
-    });
+  const { port, close } = await serveJson((req, res, { url, body }) => {
+    if (req.method === 'POST' && url.startsWith('/v1/messages/count_tokens')) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ input_tokens: 10 }));
+      return;
+    }
+    if (req.method !== 'POST' || !url.startsWith('/v1/messages')) {
+      other.push({ method: req.method, url });
+      log(`stand-in: ${req.method} ${url} -> 404`);
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: 'stand-in' } }));
+      return;
+    }
+    const main = isMainLoop(body, marker);
+    requests.push({ main, body });
+    if (!main) {
+      reply(res, body, [{ type: 'text', text: 'Stand-in' }], 'end_turn');
+      return;
+    }
+    const index = toolResults(body).length;
+    const step = turns[index];
+    const turn = typeof step === 'function' ? step(body) : step;
+    log(`stand-in: turn ${index} (${body.messages?.length} messages) -> ${turn ? turn.stop : 'end'}`);
+    if (turn) reply(res, body, turn.blocks, turn.stop);
+    else reply(res, body, [{ type: 'text', text: 'Done.' }], 'end_turn');
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
     other,
     /** The tool_results of the latest main-loop request (it carries the whole conversation). */
     results: () => toolResults(requests.filter((r) => r.main).at(-1)?.body),
-    close: () => new Promise((resolve) => server.close(resolve)),
+    close,
   };
 }

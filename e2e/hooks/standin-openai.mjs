@@ -2,7 +2,7 @@
 // streaming SSE) whose "model" is a script. The real Codex CLI reaches it through a
 // model_provider with this base_url; every request body is recorded so a judge can read the
 // function_call_output Codex sent back (issue 47, Judges).
-import http from 'node:http';
+import { serveJson } from './lib/standin.mjs';
 
 let seq = 0;
 const nextId = (prefix) => `${prefix}_${Date.now().toString(36)}${(seq++).toString(36)}`;
@@ -68,38 +68,29 @@ function isMainLoop(body, marker) {
 export async function startOpenAIStandIn({ turns, marker, log = () => {} }) {
   const requests = [];
   const other = [];
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => { raw += c; });
-    req.on('end', () => {
-      const url = req.url ?? '';
-      let body = {};
-      try { body = raw ? JSON.parse(raw) : {}; } catch { /* kept raw below */ }
-      if (req.method === 'POST' && url.endsWith('/responses')) {
-        const main = isMainLoop(body, marker);
-        requests.push({ main, body });
-        if (!main) { reply(res, body, [{ type: 'text', text: 'Stand-in' }]); return; }
-        const turn = callOutputs(body).length;
-        const step = turns[turn];
-        const items = typeof step === 'function' ? step(body) : step;
-        log(`openai stand-in: turn ${turn} (${body.input?.length} input items) -> ${items ? items.map((i) => i.name ?? i.type).join(',') : 'Done.'}`);
-        reply(res, body, items ?? [{ type: 'text', text: 'Done.' }]);
-        return;
-      }
-      other.push({ method: req.method, url, body: raw.slice(0, 500) });
-      log(`openai stand-in: ${req.method} ${url} -> 404`);
-      res.writeHead(404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { message: 'stand-in', type: 'not_found' } }));
-    });
+  const { port, close } = await serveJson((req, res, { url, body, raw }) => {
+    if (req.method === 'POST' && url.endsWith('/responses')) {
+      const main = isMainLoop(body, marker);
+      requests.push({ main, body });
+      if (!main) { reply(res, body, [{ type: 'text', text: 'Stand-in' }]); return; }
+      const turn = callOutputs(body).length;
+      const step = turns[turn];
+      const items = typeof step === 'function' ? step(body) : step;
+      log(`openai stand-in: turn ${turn} (${body.input?.length} input items) -> ${items ? items.map((i) => i.name ?? i.type).join(',') : 'Done.'}`);
+      reply(res, body, items ?? [{ type: 'text', text: 'Done.' }]);
+      return;
+    }
+    other.push({ method: req.method, url, body: raw.slice(0, 500) });
+    log(`openai stand-in: ${req.method} ${url} -> 404`);
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: { message: 'stand-in', type: 'not_found' } }));
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
     other,
     /** The tool outputs of the latest main-loop request (it carries the whole conversation). */
     outputs: () => callOutputs(requests.filter((r) => r.main).at(-1)?.body),
-    close: () => new Promise((resolve) => server.close(resolve)),
+    close,
   };
 }

@@ -99,6 +99,9 @@ pub struct Config {
     pub slack_signing_secret: Option<Secret>,
     /// The channel posted to (an id such as `C0123`, or `#name`).
     pub slack_channel: Option<String>,
+    /// The Slack app-level token (`xapp-…`): presses over Socket Mode, no
+    /// signing secret needed (issue 48 item 1).
+    pub slack_app_token: Option<Secret>,
     /// Slack's Web API base URL; `https://slack.com/api` when unset.
     pub slack_api_url: Option<String>,
     /// The Telegram bot's token (`--telegram-bot-token`): waiting bundles
@@ -206,7 +209,8 @@ impl Config {
             ],
             token: self.slack_bot_token.as_ref(),
             place: self.slack_channel.as_deref(),
-            secret_set: self.slack_signing_secret.is_some(),
+            // Socket Mode's presses come on a socket Clarify opened: unsigned.
+            secret_set: self.slack_signing_secret.is_some() || self.slack_app_token.is_some(),
             api_url: self
                 .slack_api_url
                 .as_deref()
@@ -217,6 +221,8 @@ impl Config {
             targets.push(slack::target(channel));
             slack::SlackApp { bot_token, api_url }
         });
+        slack::socket::check(self.slack_app_token.as_ref(), slack.is_some())
+            .map_err(Error::Invalid)?;
         let telegram = Chat {
             flags: [
                 "--telegram-bot-token",
@@ -382,6 +388,10 @@ impl AppState {
         // Each channel's connection out (issue 48): started here, reported
         // through its keeper.
         let statuses = Statuses::default();
+        if let Some(token) = &config.slack_app_token {
+            let keeper = statuses.keeper("slack", "socket mode");
+            slack::socket::start(token, &channels, &lifecycle, keeper, &shutdown);
+        }
         let lease = config.channel_lease;
         discord::start(&channels, &lifecycle, &statuses, lease, &shutdown);
         let seal_key = SealKey::load(lifecycle.db()).await?;

@@ -19,6 +19,8 @@ use crate::background::serve_in_background;
 
 /// The bot token the fake Slack takes.
 pub const SLACK_TOKEN: &str = "xoxb-test";
+/// The app-level token the fake Slack opens Socket Mode connections for.
+pub const SLACK_APP_TOKEN: &str = "xapp-test";
 /// The bot token the fake Telegram takes.
 pub const TELEGRAM_TOKEN: &str = "123:test";
 
@@ -46,6 +48,8 @@ pub struct ChatApis {
     addr: SocketAddr,
     log: Arc<Mutex<Log>>,
     arrived: Arc<Notify>,
+    /// What `apps.connections.open` hands back (a [`crate::SlackSocket`]).
+    socket_url: Arc<Mutex<Option<String>>>,
     _shutdown: oneshot::Sender<()>,
 }
 
@@ -74,13 +78,28 @@ impl ChatApis {
         let (l1, r1) = (log.clone(), arrived.clone());
         let (l2, r2) = (log.clone(), arrived.clone());
         let (l3, r3) = (log.clone(), arrived.clone());
+        let socket_url = Arc::new(Mutex::new(None::<String>));
+        let opens = socket_url.clone();
         let app = axum::Router::new()
             .route(
                 "/api/{method}",
                 axum::routing::post(
                     move |Path(method): Path<String>, headers: HeaderMap, body: axum::Json<Value>| {
-                        let (log, ring) = (l1.clone(), r1.clone());
+                        let (log, ring, opens) = (l1.clone(), r1.clone(), opens.clone());
                         async move {
+                            let bearer = headers.get("authorization").and_then(|v| v.to_str().ok());
+                            if method == "apps.connections.open" {
+                                // Socket Mode takes the app-level token only.
+                                if bearer != Some(&format!("Bearer {SLACK_APP_TOKEN}")) {
+                                    return axum::Json(json!({"ok": false, "error": "invalid_auth"}));
+                                }
+                                record(&log, &ring, &method, body.0);
+                                let url = opens.lock().unwrap().clone();
+                                return axum::Json(url.map_or_else(
+                                    || json!({"ok": false, "error": "socket_mode_disabled"}),
+                                    |url| json!({"ok": true, "url": url}),
+                                ));
+                            }
                             if headers.get("authorization").and_then(|v| v.to_str().ok())
                                 != Some(&format!("Bearer {SLACK_TOKEN}"))
                             {
@@ -131,6 +150,7 @@ impl ChatApis {
             addr,
             log,
             arrived,
+            socket_url,
             _shutdown: shutdown,
         }
     }
@@ -139,6 +159,14 @@ impl ChatApis {
     #[must_use]
     pub fn slack_api(&self) -> String {
         format!("http://{}/api", self.addr)
+    }
+
+    /// Makes `apps.connections.open` hand back `url`.
+    ///
+    /// # Panics
+    /// When a handler panicked.
+    pub fn open_sockets_at(&self, url: String) {
+        *self.socket_url.lock().unwrap() = Some(url);
     }
 
     /// A press's `response_url` on it.
@@ -188,6 +216,27 @@ impl ChatApis {
                 self.log.lock().unwrap().calls
             )
         })
+    }
+}
+
+impl ChatApis {
+    /// Waits (at most 30 s) until `method` was called `n` times.
+    ///
+    /// # Panics
+    /// When it was not in time.
+    pub async fn wait_count(&self, method: &str, n: usize) {
+        let counted = async {
+            loop {
+                let notified = self.arrived.notified();
+                if self.calls(method).len() >= n {
+                    return;
+                }
+                notified.await;
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(30), counted)
+            .await
+            .unwrap_or_else(|_| panic!("{method} was not called {n} times"));
     }
 }
 

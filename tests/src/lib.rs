@@ -21,10 +21,13 @@ pub mod process;
 mod race;
 mod receiver;
 mod server;
+mod slack_socket;
 pub mod stdio;
 
 pub use balancer::RoundRobin;
-pub use chat_fake::{ApiCall, ChatApis, SLACK_TOKEN, TELEGRAM_TOKEN, slack_signed};
+pub use chat_fake::{
+    ApiCall, ChatApis, SLACK_APP_TOKEN, SLACK_TOKEN, TELEGRAM_TOKEN, slack_signed,
+};
 pub use client::Api;
 pub use database::{TestDatabase, testing_postgres};
 pub use discord_fake::{DISCORD_SESSION, DISCORD_TOKEN, DiscordCall, DiscordFake};
@@ -33,3 +36,4 @@ pub use notice_sink::{Delivery, NoticeSink, assert_notice_keys};
 pub use race::{assert_exactly_one_winner, race_answers};
 pub use receiver::Receiver;
 pub use server::{TestServer, insert_session, insert_task};
+pub use slack_socket::{ACK_DEADLINE, Ack, SlackSocket};

@@ -16,6 +16,7 @@ const OPERATIONS: &[(&str, &str)] = &[
     ("post", "/api/v1/auth/logout"),
     ("get", "/api/v1/auth/me"),
     ("get", "/api/v1/openapi.json"),
+    ("get", "/api/v1/audit"),
     ("post", "/api/v1/workspaces"),
     ("get", "/api/v1/workspaces"),
     ("get", "/api/v1/workspaces/{id}/notify"),

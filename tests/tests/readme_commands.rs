@@ -40,14 +40,20 @@ fn fenced_blocks() -> Vec<Vec<(usize, String)>> {
 }
 
 /// The simple commands of a shell line: split at `|`, `&&`, `||` and `;`,
-/// each `$(…)`'s command among them.
+/// each `$(…)`'s command among them; a redirection (`> file`, `2>&1`)
+/// is the shell's, not the command's.
 fn simple_commands(line: &str) -> Vec<Vec<String>> {
     let (outer, inner) = substitutions(line);
     let words = shlex::split(&outer).unwrap_or_else(|| panic!("not a shell line: {line}"));
     let mut commands = vec![Vec::new()];
-    for word in words {
+    let mut words = words.into_iter();
+    while let Some(word) = words.next() {
         if ["|", "&&", "||", ";"].contains(&word.as_str()) {
             commands.push(Vec::new());
+        } else if [">", ">>", "<", "2>"].contains(&word.as_str()) {
+            words.next();
+        } else if word.starts_with("2>") || word.starts_with('>') {
+            // `2>&1`, `>file`: nothing of the command's.
         } else if let Some(command) = commands.last_mut() {
             command.push(word);
         }

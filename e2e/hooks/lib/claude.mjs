@@ -3,7 +3,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Tmux, until, pressWhile } from './tmux.mjs';
+import { launch, pressWhile, prompt, quitWith } from './tmux.mjs';
+
+export { prompt };
 
 const HERE = path.dirname(new URL(import.meta.url).pathname);
 export const CLAUDE_BIN = path.resolve(HERE, '../node_modules/.bin/claude');
@@ -39,9 +41,8 @@ export function readSettings(project) {
 }
 
 /** Starts the interactive TUI against the stand-in; returns the Tmux handle once the prompt shows. */
-export async function startClaude({ scratch, baseUrl, env = {} }) {
-  const tmux = new Tmux(`clarify-judge-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
-  tmux.start({
+export function startClaude({ scratch, baseUrl, env = {} }) {
+  return launch('claude', {
     cwd: scratch.project,
     env: {
       HOME: scratch.home,
@@ -53,35 +54,11 @@ export async function startClaude({ scratch, baseUrl, env = {} }) {
       ...env,
     },
     argv: [CLAUDE_BIN],
-  });
-  await until('the Claude Code prompt', () => /mode on|edits on|for shortcuts/.test(tmux.screen()), 30000).catch((error) => {
-    error.message += `\n--- screen:\n${tmux.screen()}`;
-    tmux.kill();
-    throw error;
-  });
-  return tmux;
-}
-
-/** Types a prompt and submits it. */
-export async function prompt(tmux, text) {
-  tmux.type(text);
-  await new Promise((r) => setTimeout(r, 300));
-  tmux.keys('Enter');
+  }, 'the Claude Code prompt', (tmux) => /mode on|edits on|for shortcuts/.test(tmux.screen()));
 }
 
 /** Ends the session as a person does (Ctrl-D twice), so SessionEnd hooks run. */
-export async function quit(tmux) {
-  if (!tmux.alive()) return;
-  tmux.keys('C-d');
-  await new Promise((r) => setTimeout(r, 400));
-  try {
-    if (tmux.alive()) tmux.keys('C-d');
-  } catch {
-    /* it exited between the check and the key */
-  }
-  await until('Claude Code to exit', () => !tmux.alive(), 15000).catch(() => tmux.kill());
-  tmux.kill();
-}
+export const quit = (tmux) => quitWith(tmux, 'C-d', 'Claude Code to exit');
 
 /** Presses `key` in Claude Code's open dialog (see pressWhile). */
 export const pressInDialog = (tmux, key, dialog = /Enter to select/) => pressWhile(tmux, dialog, key);

@@ -5,7 +5,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Tmux, until } from './tmux.mjs';
+import { launch, prompt, quitWith } from './tmux.mjs';
+
+export { prompt };
 
 const HERE = path.dirname(new URL(import.meta.url).pathname);
 export const CODEX_BIN = path.resolve(HERE, '../node_modules/.bin/codex');
@@ -47,14 +49,12 @@ export function scratchCodex({ baseUrl, hooks }) {
  * Starts the TUI; `bypassHookTrust` passes --dangerously-bypass-hook-trust (Codex otherwise skips
  * hooks nobody has reviewed in /hooks). Dismisses the model-upgrade notice; resolves at the prompt.
  */
-export async function startCodex({ scratch, env = {}, bypassHookTrust = true }) {
-  const tmux = new Tmux(`clarify-judge-codex-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
-  tmux.start({
+export function startCodex({ scratch, env = {}, bypassHookTrust = true }) {
+  return launch('codex', {
     cwd: scratch.project,
     env: { HOME: scratch.home, CODEX_HOME: scratch.codexHome, STANDIN_KEY: 'dummy', ...env },
     argv: [CODEX_BIN, ...(bypassHookTrust ? ['--dangerously-bypass-hook-trust'] : [])],
-  });
-  await until('the Codex prompt', async () => {
+  }, 'the Codex prompt', async (tmux) => {
     const s = tmux.screen();
     if (/Use existing model/.test(s)) {
       tmux.keys('2');
@@ -63,30 +63,8 @@ export async function startCodex({ scratch, env = {}, bypassHookTrust = true }) 
       return false;
     }
     return /Ask Codex to do anything|for shortcuts/.test(s);
-  }, 30000).catch((error) => {
-    error.message += `\n--- screen:\n${tmux.screen()}`;
-    tmux.kill();
-    throw error;
   });
-  return tmux;
-}
-
-export async function prompt(tmux, text) {
-  tmux.type(text);
-  await new Promise((r) => setTimeout(r, 300));
-  tmux.keys('Enter');
 }
 
 /** Ends the TUI as a person does (Ctrl-C twice), so SessionEnd hooks run. */
-export async function quit(tmux) {
-  if (!tmux.alive()) return;
-  tmux.keys('C-c');
-  await new Promise((r) => setTimeout(r, 400));
-  try {
-    if (tmux.alive()) tmux.keys('C-c');
-  } catch {
-    /* it exited between the check and the key */
-  }
-  await until('Codex to exit', () => !tmux.alive(), 15000).catch(() => tmux.kill());
-  tmux.kill();
-}
+export const quit = (tmux) => quitWith(tmux, 'C-c', 'Codex to exit');

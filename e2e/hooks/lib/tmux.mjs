@@ -75,3 +75,39 @@ export function pressWhile(tmux, dialog, key) {
     return false;
   }, 15000);
 }
+
+/**
+ * Starts `argv` under a tmux of its own (named after `name`) and resolves once `ready` (polled; it
+ * may press keys to get past a notice) is true; shows the screen in the error when it never is.
+ */
+export async function launch(name, { cwd, env, argv }, what, ready) {
+  const tmux = new Tmux(`clarify-judge-${name}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
+  tmux.start({ cwd, env, argv });
+  await until(what, () => ready(tmux), 30000).catch((error) => {
+    error.message += `\n--- screen:\n${tmux.screen()}`;
+    tmux.kill();
+    throw error;
+  });
+  return tmux;
+}
+
+/** Types a prompt and submits it. */
+export async function prompt(tmux, text) {
+  tmux.type(text);
+  await new Promise((r) => setTimeout(r, 300));
+  tmux.keys('Enter');
+}
+
+/** Ends the TUI as a person does (`key` twice: Ctrl-D, Ctrl-C), so SessionEnd hooks run. */
+export async function quitWith(tmux, key, what) {
+  if (!tmux.alive()) return;
+  tmux.keys(key);
+  await new Promise((r) => setTimeout(r, 400));
+  try {
+    if (tmux.alive()) tmux.keys(key);
+  } catch {
+    /* it exited between the check and the key */
+  }
+  await until(what, () => !tmux.alive(), 15000).catch(() => tmux.kill());
+  tmux.kill();
+}

@@ -7,31 +7,21 @@ use std::process::ExitCode;
 use clap::Args;
 use clarify_core::{AnswerInput, PendingPage, RespondBody, Submission};
 
+use super::reach::Reach;
 use crate::client::{Client, expect};
-
-/// Where and as whom.
-#[derive(Debug, Args)]
-pub struct Answerer {
-    /// The Clarify server.
-    #[arg(long, env = "CLARIFY_SERVER", default_value = "http://127.0.0.1:7420")]
-    pub server: String,
-    /// A personal access token (`clarify token create`), needed under --auth.
-    #[arg(long, env = "CLARIFY_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
-}
 
 /// `clarify pending`.
 #[derive(Debug, Args)]
 pub struct PendingArgs {
     #[command(flatten)]
-    pub answerer: Answerer,
+    pub answerer: Reach,
 }
 
 /// `clarify answer`.
 #[derive(Debug, Args)]
 pub struct AnswerArgs {
     #[command(flatten)]
-    pub answerer: Answerer,
+    pub answerer: Reach,
     /// The bundle to answer.
     pub pending_id: String,
     /// An option to choose, by id (`q1_opt2`: its question is the part

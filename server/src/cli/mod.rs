@@ -3,12 +3,15 @@
 
 pub mod answer;
 pub mod ask;
+pub mod audit;
+pub mod backup;
 pub mod demo;
 pub mod hook;
 pub mod hooks;
 pub mod mcp;
 mod notify_args;
 mod parse;
+mod reach;
 mod serve;
 pub mod session;
 pub mod token;
@@ -70,6 +73,16 @@ pub enum Command {
     /// Workspaces: where an unowned one's notices go.
     #[command(subcommand)]
     Workspace(workspace::WorkspaceCommand),
+    /// Write the audit export of a running server (every question, who
+    /// asked and answered, how, when, and every attempt that lost).
+    Audit(audit::AuditArgs),
+    /// Copy a running server's SQLite database into a new FILE,
+    /// consistent as of one instant (PostgreSQL: use pg_dump).
+    Backup(backup::BackupArgs),
+    /// Put the copy FILE back as the SQLite database; refused while a
+    /// server has it open, or when the copy is damaged or newer than this
+    /// clarify.
+    Restore(backup::BackupArgs),
 }
 
 /// Where the data lives.
@@ -318,6 +331,7 @@ pub async fn run(cli: Cli) -> ExitCode {
     let result = match command {
         Command::Ask(args) => return ask::run(args).await,
         Command::Mcp(args) => return mcp::run(args).await,
+        Command::Audit(args) => return audit::run(args).await,
         Command::Hook(args) => return hook::run(args).await,
         Command::Hooks(command) => return hooks::run(&command),
         Command::Pending(args) => return answer::pending(args).await,
@@ -326,6 +340,8 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Serve(args) => serve::serve(*args).await,
         Command::Token(command) => token::run(command).await,
         Command::Workspace(command) => workspace::run(command).await,
+        Command::Backup(args) => backup::backup(args).await,
+        Command::Restore(args) => backup::restore(args).await,
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

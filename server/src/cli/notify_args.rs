@@ -39,7 +39,8 @@ pub struct NotifyArgs {
     pub ntfy_token: Option<String>,
 
     /// Post waiting questions to Slack as this app's bot (`xoxb-…`), with a
-    /// button per option; needs `--slack-channel` and `--slack-signing-secret`.
+    /// button per option; needs `--slack-channel`, and `--slack-app-token`
+    /// or `--slack-signing-secret` for the presses.
     #[arg(
         long,
         value_name = "TOKEN",
@@ -57,6 +58,17 @@ pub struct NotifyArgs {
         hide_env_values = true
     )]
     pub slack_signing_secret: Option<String>,
+
+    /// The Slack app's app-level token (`xapp-…`, scope `connections:write`):
+    /// button presses come over Socket Mode, a WebSocket Clarify opens
+    /// itself, so the server needs no public URL (and no signing secret).
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "CLARIFY_SLACK_APP_TOKEN",
+        hide_env_values = true
+    )]
+    pub slack_app_token: Option<String>,
 
     /// The Slack channel to post to (its id, `C0123…`).
     #[arg(long, value_name = "CHANNEL", env = "CLARIFY_SLACK_CHANNEL")]

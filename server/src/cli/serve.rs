@@ -77,6 +77,7 @@ pub(super) async fn serve(args: ServeArgs) -> Result<(), String> {
         slack_bot_token: secret(args.notify.slack_bot_token.as_ref()),
         slack_signing_secret: secret(args.notify.slack_signing_secret.as_ref()),
         slack_channel: args.notify.slack_channel.clone(),
+        slack_app_token: secret(args.notify.slack_app_token.as_ref()),
         slack_api_url: Some(args.notify.slack_api_url.clone()),
         telegram_bot_token: secret(args.notify.telegram_bot_token.as_ref()),
         telegram_chat_id: args.notify.telegram_chat_id.clone(),

@@ -20,12 +20,8 @@ pub enum SessionCommand {
 /// Flags of `clarify session create`.
 #[derive(Debug, Clone, Args)]
 pub struct CreateArgs {
-    /// The Clarify server.
-    #[arg(long, env = "CLARIFY_SERVER", default_value = "http://127.0.0.1:7420")]
-    pub server: String,
-    /// A personal access token (when the server runs with --auth).
-    #[arg(long, env = "CLARIFY_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
+    #[command(flatten)]
+    pub reach: super::reach::Reach,
     /// The task's title.
     #[arg(long, default_value = "Agent session")]
     pub title: String,
@@ -54,7 +50,7 @@ pub async fn run(command: SessionCommand) -> ExitCode {
 }
 
 async fn create(args: CreateArgs) -> Result<(), String> {
-    let client = Client::new(&args.server, args.token.clone());
+    let client = Client::new(&args.reach.server, args.reach.token.clone());
     let new_task = api::NewTask {
         title: args.title,
         workspace_id: args.workspace,

@@ -19,6 +19,10 @@ pub enum TokenCommand {
         /// Make the token expire after this many days (at most 36500).
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=36_500))]
         expires_in_days: Option<u32>,
+        /// Give the user the operator's role: the audit export shows them
+        /// every workspace.
+        #[arg(long)]
+        admin: bool,
         #[command(flatten)]
         database: DatabaseArgs,
     },
@@ -52,6 +56,7 @@ pub async fn run(command: TokenCommand) -> Result<(), String> {
         TokenCommand::Create {
             user,
             expires_in_days,
+            admin,
             database,
         } => {
             let user = user.trim();
@@ -62,6 +67,15 @@ pub async fn run(command: TokenCommand) -> Result<(), String> {
             let (secret, record) = crate::auth::tokens::create(&db, user, expires_in_days)
                 .await
                 .map_err(|e| format!("cannot create the token: {e}"))?;
+            if admin {
+                let id = record.user_id.clone();
+                db.write(async |c| crate::db::users::make_admin(c, &id).await)
+                    .await
+                    .map_err(|e| format!("cannot make {user} an admin: {e}"))?;
+                say(format!(
+                    "{user} is an admin: the audit export shows every workspace"
+                ))?;
+            }
             say(format!(
                 "token id {} for user {user} (shown once, keep it secret):",
                 record.id

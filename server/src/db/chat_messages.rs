@@ -65,6 +65,20 @@ pub async fn pending_of(
     .await
 }
 
+/// Whether `request_key` was recorded by [`first_time`] and not forgotten
+/// yet: a Slack press already answered, redelivered (issue 48 item 1),
+/// is looked up first and recorded only once it went through the claim.
+///
+/// # Errors
+/// Database errors.
+pub async fn remembered(db: impl AnyExecutor<'_>, request_key: &str) -> sqlx::Result<bool> {
+    sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM chat_replays WHERE request_key = $1")
+        .bind(request_key)
+        .fetch_one(db)
+        .await
+        .map(|n| n > 0)
+}
+
 /// Records a signed request as taken; `false` when it was already (a
 /// replay). Records of the same kind (the key up to its first `:`, such as
 /// `slack:`) older than `forget_before` are dropped on the way: each kind

@@ -85,6 +85,7 @@ pub fn sqlite() -> Migrator {
             "0022_workspace_discord.sql",
             "workspace discord"
         ),
+        migration!("sqlite", 24, "0024_admins.sql", "admins"),
     ])
 }
 
@@ -154,6 +155,7 @@ pub fn postgres() -> Migrator {
             "0022_workspace_discord.sql",
             "workspace discord"
         ),
+        migration!("postgres", 24, "0024_admins.sql", "admins"),
     ])
 }
 

@@ -7,6 +7,8 @@
 
 pub mod answer_links;
 pub mod attempts;
+pub mod audit;
+pub mod backup;
 pub mod batch;
 pub mod channel_leases;
 pub mod chat_messages;
@@ -57,6 +59,9 @@ pub struct Db {
     writer: Option<writer::Writer>,
     backend: Backend,
     url: std::sync::Arc<str>,
+    /// SQLite: the shared lock that says this process has the file open,
+    /// so that a restore never replaces it underneath (`backup.rs`).
+    _open: Option<std::sync::Arc<std::fs::File>>,
 }
 
 /// How SQLite waits for the disk when a transaction commits (`PRAGMA
@@ -128,6 +133,17 @@ impl Db {
             }
             _ => url.to_owned(),
         };
+        // Before the file is opened: a restore under way is never raced.
+        let open = match backend {
+            Backend::Sqlite => backup::sqlite_path(&url)
+                .map(|path| backup::hold_open(&path))
+                .transpose()
+                .map_err(|e| {
+                    sqlx::Error::Configuration(format!("cannot lock the database: {e}").into())
+                })?
+                .map(std::sync::Arc::new),
+            Backend::Postgres => None,
+        };
         let options = AnyPoolOptions::new()
             .max_connections(backend.max_connections())
             .acquire_timeout(Duration::from_secs(10));
@@ -168,6 +184,7 @@ impl Db {
             writer,
             backend,
             url: url.into(),
+            _open: open,
         })
     }
 

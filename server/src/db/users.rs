@@ -304,3 +304,27 @@ super::row::from_row!(AccessToken {
     revoked_at,
     last_used_at
 });
+
+/// Whether user `id` holds the operator's role (issue 49 item 5).
+///
+/// # Errors
+/// Database errors.
+pub async fn is_admin(db: impl AnyExecutor<'_>, id: &str) -> sqlx::Result<bool> {
+    let admin: Option<i64> = sqlx::query_scalar("SELECT admin FROM users WHERE id = $1")
+        .bind(id)
+        .fetch_optional(db)
+        .await?;
+    Ok(admin.unwrap_or_default() != 0)
+}
+
+/// Gives user `id` the operator's role.
+///
+/// # Errors
+/// Database errors.
+pub async fn make_admin(db: &mut AnyConnection, id: &str) -> sqlx::Result<()> {
+    sqlx::query("UPDATE users SET admin = 1 WHERE id = $1")
+        .bind(id)
+        .execute(db)
+        .await
+        .map(drop)
+}

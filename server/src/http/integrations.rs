@@ -1,6 +1,7 @@
 //! The chat apps' callbacks (issue 28): `POST
 //! /api/v1/integrations/slack/interactions` (button presses, signed by
-//! Slack with the app's signing secret) and `POST
+//! Slack with the app's signing secret, answered by the channel's own
+//! handler, shared with Socket Mode: issue 48 item 1) and `POST
 //! /api/v1/integrations/telegram/webhook` (updates, carrying the secret
 //! given to `setWebhook`). Neither takes a token: the signature or the
 //! secret is the credential, checked in constant time before anything is
@@ -105,27 +106,14 @@ async fn slack_press(
         .find(|(name, _)| name == "payload")
         .and_then(|(_, value)| serde_json::from_str::<Value>(&value).ok())
         .ok_or_else(|| Error::BadRequest("payload: missing or not JSON".to_owned()))?;
-    let Some(press) = slack::press(&payload) else {
-        // Another kind of interaction: nothing of ours to do.
-        return Ok(StatusCode::OK.into_response());
-    };
-    let told = match state
-        .lifecycle
-        .resolving
-        .press_in_chat(&press.token, &press.user, Channel::Slack)
-        .await
-    {
-        // The winner sees the message itself change.
-        Ok((true, _)) => None,
-        Ok((false, line)) => Some(line),
-        Err(domain::Error::NotFound(_)) => {
-            Some("This button no longer answers anything.".to_owned())
-        }
-        Err(other) => return Err(other.into()),
-    };
-    if let Some(line) = told.filter(|_| !press.response_url.is_empty()) {
-        state.channels.tell_in_slack(press.response_url, &line);
-    }
+    // The same handler as Socket Mode's, so both answer alike.
+    slack::press::Presses::new(
+        state.lifecycle.resolving.clone(),
+        state.db().clone(),
+        state.channels.clone(),
+    )
+    .answer(&payload)
+    .await?;
     Ok(StatusCode::OK.into_response())
 }
 

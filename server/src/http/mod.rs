@@ -2,6 +2,8 @@
 //! document, made from the same route table.
 
 pub mod answer_link;
+pub mod audit;
+mod audit_csv;
 mod auth;
 mod clarification;
 pub mod error;
@@ -69,6 +71,7 @@ fn protected() -> OpenApiRouter<AppState> {
             management::tasks::list_tasks
         ))
         .routes(routes!(management::tasks::get_task))
+        .routes(routes!(audit::export))
         .routes(routes!(
             management::notify::get_notify,
             management::notify::set_notify

@@ -37,12 +37,8 @@ pub const NO_ANSWER_IN_TIME: &str =
 /// Flags of `clarify hook`.
 #[derive(Debug, Clone, Args)]
 pub struct HookArgs {
-    /// The Clarify server.
-    #[arg(long, env = "CLARIFY_SERVER", default_value = "http://127.0.0.1:7420")]
-    pub server: String,
-    /// Your personal access token, when the server runs with --auth.
-    #[arg(long, env = "CLARIFY_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
+    #[command(flatten)]
+    pub reach: crate::cli::reach::Reach,
     /// The workspace (its id) the project's task is made in.
     #[arg(long, env = "CLARIFY_WORKSPACE")]
     pub workspace: Option<String>,
@@ -118,8 +114,8 @@ type Stop = ();
 /// agent: it falls back to its own dialog).
 pub async fn run(args: HookArgs) -> ExitCode {
     let hook = Hook {
-        server: args.server.trim_end_matches('/').to_owned(),
-        token: args.token.filter(|t| !t.trim().is_empty()),
+        server: args.reach.server.trim_end_matches('/').to_owned(),
+        token: args.reach.token(),
         workspace: args.workspace.filter(|w| !w.trim().is_empty()),
         terminal_after: args.terminal_after.map(Duration::from_secs),
         agent: args.agent,

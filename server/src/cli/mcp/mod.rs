@@ -22,12 +22,8 @@ use session::AgentSession;
 /// Flags of `clarify mcp`.
 #[derive(Debug, Clone, Args)]
 pub struct McpArgs {
-    /// The Clarify server.
-    #[arg(long, env = "CLARIFY_SERVER", default_value = "http://127.0.0.1:7420")]
-    pub server: String,
-    /// Your personal access token, when the server runs with --auth.
-    #[arg(long, env = "CLARIFY_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
+    #[command(flatten)]
+    pub reach: crate::cli::reach::Reach,
     /// The workspace (its id) the project's task is made in. Without it,
     /// under --auth, the task goes to your personal workspace, which no one
     /// else sees; without auth, to none (everyone's).
@@ -43,8 +39,8 @@ pub struct McpArgs {
 pub async fn run(args: McpArgs) -> ExitCode {
     let dir = std::env::current_dir().unwrap_or_default();
     let project = project::Project::around(&dir);
-    let has_token = args.token.as_deref().is_some_and(|t| !t.trim().is_empty());
-    let user = Client::new(&args.server, args.token.filter(|t| !t.trim().is_empty()));
+    let has_token = args.reach.token().is_some();
+    let user = Client::new(&args.reach.server, args.reach.token());
     let session = Arc::new(AgentSession::new(user, has_token, project, args.workspace));
     let server = tool::StdioAgent::new(
         Arc::clone(&session),

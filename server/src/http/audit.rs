@@ -1,0 +1,276 @@
+//! `GET /api/v1/audit` (issue 49 item 5): every question asked in a span
+//! of time, who asked (task, session), who answered and how (channel,
+//! client), when, what, and every attempt that lost, as JSON lines or
+//! CSV, a page at a time (`X-Next-Cursor`). Only what the caller may see
+//! (A1-A3); an admin (`clarify token create --admin`) sees every
+//! workspace. Agents read no audit.
+
+use axum::extract::{Query, State};
+use axum::http::header::{CONTENT_TYPE, HeaderName};
+use axum::response::{IntoResponse, Response};
+use clarify_core::api::BundleView;
+use clarify_core::provenance::{AnsweredBy, Attempt};
+use clarify_core::{Cursor, PendingId};
+use serde::{Deserialize, Serialize};
+
+use clarify_core::ErrorBody;
+
+use super::error::{Error, Result};
+use crate::auth::Caller;
+use crate::clock::parse_rfc3339;
+use crate::db::{audit, users};
+use crate::lifecycle as domain;
+use crate::state::AppState;
+
+/// The header that carries the next page's cursor (absent on the last).
+pub const NEXT_CURSOR: HeaderName = HeaderName::from_static("x-next-cursor");
+
+/// Bundles a page by default, and at most.
+const PAGE: i64 = 100;
+const MAX_PAGE: i64 = 1_000;
+
+/// `?since=&until=&format=&limit=&cursor=`.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct AuditQuery {
+    /// Asked at or after this instant (RFC 3339); from the beginning when absent.
+    since: Option<String>,
+    /// Asked before this instant (RFC 3339); until now when absent.
+    until: Option<String>,
+    /// `jsonl` (one JSON object a line, the default) or `csv`.
+    format: Option<String>,
+    /// Bundles a page (a whole number): default 100, at most 1000.
+    limit: Option<String>,
+    /// The previous page's `X-Next-Cursor`.
+    cursor: Option<String>,
+}
+
+/// One question of a bundle and what was answered to it.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct AuditQuestion {
+    /// Its id.
+    pub question_id: String,
+    /// What was asked.
+    pub prompt: String,
+    /// The chosen options' labels and the text typed, `""` when unanswered.
+    pub answer: String,
+}
+
+/// One bundle, as the export writes it.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct AuditRow {
+    /// The bundle.
+    pub pending_id: String,
+    /// The task it blocked.
+    pub task_id: String,
+    /// The session whose agent asked.
+    pub session_id: String,
+    /// `question` or `approval`.
+    pub kind: String,
+    /// When it was asked (RFC 3339).
+    pub asked_at: String,
+    /// How it stands: `pending`, `answered`, `rejected`, `cancelled`, `expired`…
+    pub status: String,
+    /// Who it was for, `""` for anyone who may see it.
+    pub assignee: String,
+    /// Its questions and their answers.
+    pub questions: Vec<AuditQuestion>,
+    /// Who won, and how; `null` while nobody has.
+    pub answered_by: Option<AnsweredBy>,
+    /// When the winner answered (RFC 3339), `""` while nobody has.
+    pub answered_at: String,
+    /// Why it was declined, `""` otherwise.
+    pub reject_reason: String,
+    /// Every attempt to answer, the winner's first, each with its outcome.
+    pub attempts: Vec<Attempt>,
+    /// Later attempts beyond those kept, counted.
+    pub more_attempts: u64,
+}
+
+/// An export of questions and answers.
+#[utoipa::path(
+    get,
+    path = "/audit",
+    tag = "audit",
+    params(AuditQuery),
+    responses(
+        (status = 200, description = "A page of bundles in the order asked: one JSON object a line (`AuditRow`), or CSV with a header row; `X-Next-Cursor` continues",
+            content((String = "application/x-ndjson"), (String = "text/csv"))),
+        (status = 400, description = "A `since`, `until`, `format`, `limit` or `cursor` that is not one", body = ErrorBody),
+        (status = 401, description = "No credential, under --auth", body = ErrorBody),
+        (status = 403, description = "An agent's token", body = ErrorBody),
+    )
+)]
+pub async fn export(
+    State(state): State<AppState>,
+    caller: Caller,
+    Query(query): Query<AuditQuery>,
+) -> Result<Response> {
+    let since = instant("since", query.since.as_deref())?.unwrap_or(0);
+    let until = instant("until", query.until.as_deref())?.unwrap_or(i64::MAX);
+    let csv = match query.format.as_deref().map(str::trim) {
+        None | Some("" | "jsonl") => false,
+        Some("csv") => true,
+        Some(_) => return Err(Error::BadRequest("format: must be jsonl or csv".to_owned())),
+    };
+    let limit = match query.limit.as_deref().map(str::trim) {
+        None | Some("") => PAGE,
+        Some(text) => text
+            .parse::<i64>()
+            .ok()
+            .filter(|n| (1..=MAX_PAGE).contains(n))
+            .ok_or_else(|| {
+                Error::BadRequest(format!(
+                    "limit: must be a whole number from 1 to {MAX_PAGE}"
+                ))
+            })?,
+    };
+    let after = match query.cursor.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(text) => Some(Cursor::decode(text).map_err(|e| Error::BadRequest(e.to_string()))?),
+    };
+    // The reader: a user under their visibility, unless an admin; the
+    // bundles are then read as the unscoped operator would.
+    let (user, reader) = match &caller {
+        Caller::Unscoped => (None, Caller::Unscoped),
+        Caller::User(id) => {
+            let admin = users::is_admin(state.db().pool(), id.as_str())
+                .await
+                .map_err(domain::Error::from)?;
+            if admin {
+                (None, Caller::Unscoped)
+            } else {
+                (Some(id.as_str().to_owned()), caller.clone())
+            }
+        }
+        Caller::Agent(_) => return Err(Error::Forbidden("an agent's token reads no audit")),
+    };
+    let walk = audit::AuditQuery {
+        user: user.as_deref(),
+        since,
+        until,
+        after: after.as_ref().map(|c| (c.created_at, c.id.as_str())),
+        limit,
+    };
+    let (keys, more) = audit::page(state.db().pool(), &walk)
+        .await
+        .map_err(domain::Error::from)?;
+    let mut rows = Vec::with_capacity(keys.len());
+    for key in &keys {
+        let id = PendingId::new(key.pending_id.clone());
+        let view = state.lifecycle.reading.read(&reader, &id).await?;
+        let attempts = state
+            .lifecycle
+            .reading
+            .attempts(&reader, &id, "", Some(100))
+            .await?;
+        rows.push(row(view, attempts.attempts, attempts.more));
+    }
+    let body = if csv {
+        super::audit_csv::write(&rows)
+    } else {
+        jsonl(&rows)
+    };
+    let mut response = (
+        [(
+            CONTENT_TYPE,
+            if csv {
+                "text/csv; charset=utf-8"
+            } else {
+                "application/x-ndjson"
+            },
+        )],
+        body,
+    )
+        .into_response();
+    if let Some(last) = keys.last().filter(|_| more) {
+        let next = Cursor {
+            created_at: last.created_at,
+            id: last.pending_id.clone(),
+        }
+        .encode();
+        if let Ok(value) = next.parse() {
+            response.headers_mut().insert(NEXT_CURSOR, value);
+        }
+    }
+    Ok(response)
+}
+
+/// `text` as microseconds since the epoch, or a 400 naming `field`.
+fn instant(field: &str, text: Option<&str>) -> Result<Option<i64>> {
+    match text.map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(text) => parse_rfc3339(text).map(Some).ok_or_else(|| {
+            Error::BadRequest(format!(
+                "{field}: not an RFC 3339 time (2026-12-06T10:00:00Z)"
+            ))
+        }),
+    }
+}
+
+fn row(view: BundleView, attempts: Vec<Attempt>, more: u64) -> AuditRow {
+    let response = view.response.as_ref();
+    let questions = view
+        .bundle
+        .questions
+        .iter()
+        .map(|q| {
+            let answer = response
+                .and_then(|r| r.answers.iter().find(|a| a.question_id == q.question_id))
+                .map(|a| {
+                    let mut parts: Vec<String> = a
+                        .selected_options
+                        .iter()
+                        .map(|id| {
+                            q.options
+                                .iter()
+                                .find(|o| &o.option_id == id)
+                                .map_or_else(|| id.clone(), |o| o.label.clone())
+                        })
+                        .collect();
+                    if !a.custom_text.is_empty() {
+                        parts.push(a.custom_text.clone());
+                    }
+                    parts.join(", ")
+                })
+                .unwrap_or_default();
+            AuditQuestion {
+                question_id: q.question_id.clone(),
+                prompt: q.prompt.clone(),
+                answer,
+            }
+        })
+        .collect();
+    AuditRow {
+        pending_id: view.bundle.pending_id,
+        task_id: view.bundle.task_id,
+        session_id: view.bundle.session_id,
+        kind: serde_json::to_value(view.bundle.kind)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default(),
+        asked_at: view.bundle.created_at,
+        status: view.status.as_str().to_owned(),
+        assignee: view.bundle.assignee,
+        questions,
+        answered_at: attempts
+            .iter()
+            .find(|a| a.outcome == "won")
+            .map(|a| a.at.clone())
+            .unwrap_or_default(),
+        reject_reason: response
+            .filter(|r| r.rejected)
+            .map(|r| r.reject_reason.clone())
+            .unwrap_or_default(),
+        answered_by: view.answered_by,
+        attempts,
+        more_attempts: more,
+    }
+}
+
+fn jsonl(rows: &[AuditRow]) -> String {
+    rows.iter()
+        .filter_map(|row| serde_json::to_string(row).ok())
+        .map(|line| line + "\n")
+        .collect()
+}
