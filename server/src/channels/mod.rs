@@ -18,6 +18,7 @@ pub mod sender;
 pub mod slack;
 pub mod telegram;
 mod webhook;
+pub mod websocket;
 
 pub use sender::{PER_OWNER, PER_TARGET, Sender};
 
