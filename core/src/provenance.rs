@@ -30,6 +30,8 @@ pub enum Channel {
     Slack,
     /// A button or a reply in Telegram (issue 28).
     Telegram,
+    /// A button in Discord (issue 48 item 1).
+    Discord,
     /// The agent's own dialog in its terminal (issue 47), reported by the
     /// asking agent's hook after the person answered there.
     Terminal,
@@ -48,6 +50,7 @@ impl Channel {
             Self::Link => "link",
             Self::Slack => "slack",
             Self::Telegram => "telegram",
+            Self::Discord => "discord",
             Self::Terminal => "terminal",
         }
     }
@@ -64,6 +67,7 @@ impl Channel {
             "link" => "through an answer link",
             "slack" => "in Slack",
             "telegram" => "in Telegram",
+            "discord" => "in Discord",
             "terminal" => "at the terminal",
             _ => "",
         }
@@ -78,7 +82,7 @@ pub struct AnsweredBy {
     /// The user's name under `--auth`, [`ANONYMOUS`] with auth off.
     pub user: String,
     /// `browser`, `rest`, `mcp`, `cli`, `expiry`, `link`, `slack`,
-    /// `telegram` or `terminal`.
+    /// `telegram`, `discord` or `terminal`.
     pub channel: String,
     /// The MCP client's name; for `link`, the notice target that carried
     /// it (`ntfy`, a webhook's host); `""` for other channels.

@@ -2,7 +2,7 @@
 
 use crate::auth::seal::SealKey;
 use crate::channels::keeper::{self, Statuses};
-use crate::channels::{Channels, FIRST_RETRY, Sender, ntfy, slack, telegram};
+use crate::channels::{Channels, FIRST_RETRY, Sender, discord, ntfy, slack, telegram};
 use crate::clock::{micros, now_micros};
 use crate::cluster::Cluster;
 use crate::db::Db;
@@ -114,6 +114,8 @@ pub struct Config {
     pub telegram_webhook_secret: Option<Secret>,
     /// Telegram's Bot API base URL; `https://api.telegram.org` when unset.
     pub telegram_api_url: Option<String>,
+    /// The Discord bot, its buttons pressed over its gateway (issue 48).
+    pub discord: discord::Flags,
     /// The server's URL as people reach it, for the links in notices
     /// (`--public-url`); `http://localhost:7420` when unset.
     pub public_url: Option<String>,
@@ -159,14 +161,16 @@ impl Config {
             .public_url
             .as_deref()
             .unwrap_or("http://localhost:7420");
-        Ok(Channels::new(
+        Channels::new(
             resumer.webhooks().clone(),
             targets,
             base,
             Some(self.notify_first_retry.unwrap_or(FIRST_RETRY)),
         )
         .with_ntfy_token(self.ntfy_token.as_ref().map(|s| s.0.as_str()))
-        .with_chats(slack, telegram))
+        .with_chats(slack, telegram)
+        .with_discord(&self.discord, self.public_url.as_deref())
+        .map_err(Error::Invalid)
     }
 
     /// The Slack app and the Telegram bot, when configured, their chats
@@ -379,6 +383,7 @@ impl AppState {
             telegram::poll::start(&channels, &lifecycle, &statuses, lease, &shutdown);
         }
         ntfy::Replies::start(&channels, &lifecycle, &statuses, Some(lease), &shutdown);
+        discord::start(&channels, &lifecycle, &statuses, Some(lease), &shutdown);
         let seal_key = SealKey::load(lifecycle.db()).await?;
         Ok(Self(std::sync::Arc::new(Shared {
             lifecycle,

@@ -10,6 +10,8 @@ mod balancer;
 mod chat_fake;
 mod client;
 pub mod database;
+mod discord_fake;
+mod discord_gateway;
 mod events;
 pub mod forms;
 pub mod hook;
@@ -30,6 +32,7 @@ pub use chat_fake::{
 };
 pub use client::Api;
 pub use database::{TestDatabase, testing_postgres};
+pub use discord_fake::{DISCORD_SESSION, DISCORD_TOKEN, DiscordCall, DiscordFake};
 pub use events::{EventSocket, closed_with, next_event};
 pub use notice_sink::{Delivery, NoticeSink, assert_notice_keys};
 pub use ntfy_fake::{NtfyFake, Published, Subscription};

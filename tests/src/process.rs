@@ -43,12 +43,27 @@ impl ServerProcess {
     /// As [`ServerProcess::start`].
     #[must_use]
     pub fn start_with(binary: &str, wrap: &str, dir: PathBuf, flags: &[&str]) -> Self {
+        let url = database_url(&dir);
+        Self::spawn(binary, wrap, &url, dir, flags)
+    }
+
+    /// `binary` serving the database at `database_url` (another server's:
+    /// a replica in a process of its own, to be killed) with `flags`.
+    ///
+    /// # Panics
+    /// As [`ServerProcess::start`].
+    #[must_use]
+    pub fn start_on(binary: &str, database_url: &str, flags: &[&str]) -> Self {
+        Self::spawn(binary, "", database_url, fresh_dir(), flags)
+    }
+
+    fn spawn(binary: &str, wrap: &str, database_url: &str, dir: PathBuf, flags: &[&str]) -> Self {
         let mut words: Vec<String> = wrap.split_whitespace().map(str::to_owned).collect();
         words.push(binary.to_owned());
         let mut child = Command::new(&words[0])
             .args(&words[1..])
             .args(["serve", "--listen", "127.0.0.1:0", "--database-url"])
-            .arg(database_url(&dir))
+            .arg(database_url)
             .args(flags)
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
@@ -69,6 +84,10 @@ impl ServerProcess {
             .unwrap_or_default()
             .to_owned();
         assert!(url.starts_with("http://"), "clarify said {line:?}");
+        // What it says next (each channel's state under the listening
+        // line) is read and dropped: a closed pipe would end it at its
+        // next line.
+        std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
         Self { child, dir, url }
     }
 
@@ -82,6 +101,13 @@ impl ServerProcess {
     #[must_use]
     pub fn rss_kib(&self) -> u64 {
         rss_kib(self.child.id())
+    }
+
+    /// Kills it with SIGKILL, a crash: nothing given up, nothing flushed.
+    pub fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        remove(&self.dir);
     }
 
     /// Stops it with SIGTERM (so a profiler wrapping it writes its report)

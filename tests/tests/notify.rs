@@ -254,7 +254,8 @@ async fn a_workspace_owner_adds_a_webhook_for_that_workspace_only() {
     assert_eq!(status, 200, "{body}");
     assert_eq!(
         body,
-        json!({"workspace_id": workspace, "webhook_url": sink.url(), "slack_channel": ""})
+        json!({"workspace_id": workspace, "webhook_url": sink.url(), "slack_channel": "",
+            "discord_channel": ""})
     );
     assert_eq!(owner.get(&path).await.1, body);
 

@@ -37,13 +37,19 @@ pub struct SetWorkspaceNotify {
     pub webhook_url: Option<String>,
     /// The Slack channel (its id, `C0123…`) the workspace's questions are
     /// posted to as well, when the server has a Slack app; absent, `null`
-    /// or `""` for none. A `PUT` sets both fields.
+    /// or `""` for none. A `PUT` sets every field.
     #[serde(default)]
     #[cfg_attr(
         feature = "openapi",
         schema(max_length = 80, pattern = r"^[#A-Za-z0-9._-]*$")
     )]
     pub slack_channel: Option<String>,
+    /// The Discord channel (its id, digits) the workspace's questions are
+    /// posted to as well, when the server has a Discord bot (issue 48);
+    /// absent, `null` or `""` for none.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 20, pattern = r"^[0-9]*$"))]
+    pub discord_channel: Option<String>,
 }
 
 /// `POST /tasks`.

@@ -38,6 +38,10 @@ pub struct WorkspaceNotify {
     /// none.
     #[serde(default)]
     pub slack_channel: String,
+    /// The Discord channel its questions are posted to as well; `""` for
+    /// none.
+    #[serde(default)]
+    pub discord_channel: String,
 }
 
 /// `GET /workspaces`.

@@ -1,4 +1,4 @@
-//! Sending the outbox's rows for chat apps (Slack, Telegram): a waiting
+//! Sending the outbox's rows for chat apps (Slack, Telegram, Discord): a waiting
 //! notice posts a message and keeps its id; a reminder replies to it; an
 //! ending edits it to say how it ended, buttons gone. An ending that
 //! finds no message yet (its post still being retried) is tried again.
@@ -11,7 +11,7 @@ use clarify_core::{AnsweredBy, Channel};
 use serde_json::Value;
 
 use super::webhook::USER_AGENT;
-use super::{Channels, slack, telegram};
+use super::{Channels, discord, slack, telegram};
 use crate::clock::now_micros;
 use crate::db::Db;
 use crate::db::chat_messages;
@@ -27,6 +27,8 @@ pub(super) enum Chat<'a> {
     Slack(&'a str),
     /// A Telegram chat.
     Telegram(&'a str),
+    /// A Discord channel (issue 48 item 1).
+    Discord(&'a str),
 }
 
 /// The chat `target` names, if it is one.
@@ -34,11 +36,13 @@ pub(super) fn chat_of(target: &str) -> Option<Chat<'_>> {
     slack::channel_of(target)
         .map(Chat::Slack)
         .or_else(|| telegram::chat_of(target).map(Chat::Telegram))
+        .or_else(|| discord::channel_of(target).map(Chat::Discord))
 }
 
-/// One call to make: the method's URL, its body, and the bearer token if
-/// the API takes one in a header.
+/// One call to make: the HTTP method and URL, its body, and the
+/// credential if the API takes one in a header.
 struct Call {
+    method: reqwest::Method,
     url: String,
     body: Value,
     bearer: Option<String>,
@@ -86,6 +90,7 @@ impl Channels {
                     ),
                 };
                 Call {
+                    method: reqwest::Method::POST,
                     url: format!("{}/{method}", app.api_url.trim_end_matches('/')),
                     body,
                     bearer: Some(format!("Bearer {}", app.bot_token.0)),
@@ -107,9 +112,42 @@ impl Channels {
                     ),
                 };
                 Call {
+                    method: reqwest::Method::POST,
                     url: bot.method_url(method),
                     body,
                     bearer: None,
+                }
+            }
+            (Chat::Discord(channel), event, kept) => {
+                let Some(bot) = &self.discord else {
+                    return Ok(Sent::Refused);
+                };
+                let message_id = kept
+                    .and_then(|k| k.split_once('|'))
+                    .map_or("", |(_, id)| id);
+                let messages = format!("/channels/{channel}/messages");
+                let (method, path, body) = match event {
+                    NoticeKind::Waiting => (
+                        reqwest::Method::POST,
+                        messages,
+                        discord::message::post(notice, bot.public),
+                    ),
+                    NoticeKind::Reminder => (
+                        reqwest::Method::POST,
+                        messages,
+                        discord::message::remind(notice, message_id),
+                    ),
+                    _ => (
+                        reqwest::Method::PATCH,
+                        format!("{messages}/{message_id}"),
+                        discord::message::update(notice, &outcome),
+                    ),
+                };
+                Call {
+                    method,
+                    url: bot.url(&path),
+                    body,
+                    bearer: Some(bot.authorization()),
                 }
             }
         };
@@ -120,13 +158,24 @@ impl Channels {
         }
         let answer = match self
             .webhooks
-            .call(&call.url, call.body.to_string(), &headers, &what)
+            .request(
+                call.method,
+                &call.url,
+                Some(call.body.to_string()),
+                &headers,
+                &what,
+            )
             .await
         {
             Ok(answer) => answer,
             Err(sent) => return Ok(sent),
         };
-        if answer["ok"] != true {
+        // Discord answers with the message itself.
+        let ok = match chat {
+            Chat::Discord(_) => answer["id"].is_string(),
+            _ => answer["ok"] == true,
+        };
+        if !ok {
             // Slack says why in `error`, Telegram in `description`.
             let why = answer["error"]
                 .as_str()
@@ -142,6 +191,11 @@ impl Channels {
                     answer["ts"].as_str().unwrap_or_default()
                 ),
                 Chat::Telegram(_) => answer["result"]["message_id"].to_string(),
+                Chat::Discord(_) => format!(
+                    "{}|{}",
+                    answer["channel_id"].as_str().unwrap_or_default(),
+                    answer["id"].as_str().unwrap_or_default()
+                ),
             };
             let now = now_micros();
             db.write(async |c| {

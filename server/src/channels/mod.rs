@@ -1,7 +1,7 @@
 //! Every way a notice leaves (issue 45, issue 48 item 3 "Channels are one
 //! room"): a plain webhook (`webhook.rs`), ntfy topics ([`ntfy`]), Slack
-//! ([`slack`]) and Telegram ([`telegram`]) with what both chats share
-//! (`chat.rs`), and the outbox [`sender`] that posts the rows the domain
+//! ([`slack`]), Telegram ([`telegram`]) and Discord ([`discord`]) with
+//! what the chats share (`chat.rs`), and the outbox [`sender`] that posts the rows the domain
 //! queued, within each target's and each owner's share.
 //!
 //! The domain never names a channel: it holds [`Channels`] as its
@@ -11,12 +11,14 @@
 //! text for a channel is made here, when it is sent.
 
 mod chat;
+pub mod discord;
 pub mod keeper;
 pub mod ntfy;
 pub mod sender;
 pub mod slack;
 pub mod telegram;
 mod webhook;
+pub mod websocket;
 
 pub use sender::{PER_OWNER, PER_TARGET, Sender};
 
@@ -56,6 +58,8 @@ pub struct Channels {
     slack: Option<slack::SlackApp>,
     /// The Telegram bot chats are sent to as, if any.
     telegram: Option<telegram::TelegramBot>,
+    /// The Discord bot channels are posted to as, if any.
+    discord: Option<discord::DiscordBot>,
 }
 
 impl Channels {
@@ -79,6 +83,7 @@ impl Channels {
             ntfy_replies: None,
             slack: None,
             telegram: None,
+            discord: None,
         }
     }
 
@@ -93,6 +98,29 @@ impl Channels {
         self.slack = slack;
         self.telegram = telegram;
         self
+    }
+
+    /// The same, posting to the Discord channel `flags` name, if any;
+    /// `public_url` tells whether a link to the overlay reaches anyone.
+    ///
+    /// # Errors
+    /// As [`discord::Flags::configured`].
+    pub fn with_discord(
+        mut self,
+        flags: &discord::Flags,
+        public_url: Option<&str>,
+    ) -> Result<Self, String> {
+        let mut targets = self.targets.to_vec();
+        self.discord = flags.configured(public_url, &self.webhooks, &mut targets)?;
+        self.targets = targets.into();
+        Ok(self)
+    }
+
+    /// The Discord bot, if any, and the client its gateway connects
+    /// through.
+    #[must_use]
+    pub fn discord(&self) -> Option<(&discord::DiscordBot, &Webhooks)> {
+        self.discord.as_ref().map(|bot| (bot, &self.webhooks))
     }
 
     /// The same, publishing to ntfy topics with `token` (`Bearer`).
@@ -138,6 +166,10 @@ impl Outbound for Channels {
         self.slack.as_ref().map(|_| slack::target(channel))
     }
 
+    fn discord_target(&self, channel: &str) -> Option<String> {
+        self.discord.as_ref().map(|_| discord::target(channel))
+    }
+
     fn client_of(&self, target: &str) -> String {
         client_of(target)
     }
@@ -147,16 +179,18 @@ impl Outbound for Channels {
     }
 }
 
-/// Which channel `target` is, for the operator's figures: `slack`,
-/// `telegram`, `ntfy` or `webhook`.
+/// Which channel `target` is: `ntfy`, `slack`, `telegram`, `discord`, or
+/// else `webhook` (the operator's figures count by it).
 #[must_use]
 pub fn kind_of(target: &str) -> &'static str {
     if ntfy::topic_url(target).is_some() {
         "ntfy"
     } else if slack::channel_of(target).is_some() {
-        "slack"
+        Channel::Slack.as_str()
     } else if telegram::chat_of(target).is_some() {
-        "telegram"
+        Channel::Telegram.as_str()
+    } else if discord::channel_of(target).is_some() {
+        Channel::Discord.as_str()
     } else {
         "webhook"
     }
@@ -165,19 +199,13 @@ pub fn kind_of(target: &str) -> &'static str {
 /// The `client` an answer through a link to `target` records: ntfy's or
 /// the chat's name, else the webhook's host.
 fn client_of(target: &str) -> String {
-    if ntfy::topic_url(target).is_some() {
-        return "ntfy".to_owned();
+    match kind_of(target) {
+        "webhook" => reqwest::Url::parse(target)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_owned))
+            .unwrap_or_else(|| "webhook".to_owned()),
+        kind => kind.to_owned(),
     }
-    if slack::channel_of(target).is_some() {
-        return Channel::Slack.as_str().to_owned();
-    }
-    if telegram::chat_of(target).is_some() {
-        return Channel::Telegram.as_str().to_owned();
-    }
-    reqwest::Url::parse(target)
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_owned))
-        .unwrap_or_else(|| "webhook".to_owned())
 }
 
 #[cfg(test)]
@@ -206,5 +234,6 @@ mod tests {
         assert_eq!(client_of("ntfy:https://ntfy.example/alice"), "ntfy");
         assert_eq!(client_of("slack:C1"), "slack");
         assert_eq!(client_of("telegram:-100"), "telegram");
+        assert_eq!(client_of("discord:42"), "discord");
     }
 }

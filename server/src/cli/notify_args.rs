@@ -1,5 +1,5 @@
 //! `clarify serve`'s flags for telling people: webhooks, ntfy, Slack and
-//! Telegram (issue 28).
+//! Telegram (issue 28), Discord (issue 48).
 
 use clap::Args;
 
@@ -125,4 +125,28 @@ pub struct NotifyArgs {
         default_value = "https://api.telegram.org"
     )]
     pub telegram_api_url: String,
+
+    /// Post waiting questions to Discord as this bot, with a button per
+    /// option, pressed over the gateway Clarify connects to (no inbound
+    /// port); needs `--discord-channel`.
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "CLARIFY_DISCORD_BOT_TOKEN",
+        hide_env_values = true
+    )]
+    pub discord_bot_token: Option<String>,
+
+    /// The Discord channel to post to (its id, digits).
+    #[arg(long, value_name = "ID", env = "CLARIFY_DISCORD_CHANNEL")]
+    pub discord_channel: Option<String>,
+
+    /// Discord's REST API base URL.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "CLARIFY_DISCORD_API_URL",
+        default_value = "https://discord.com/api/v10"
+    )]
+    pub discord_api_url: String,
 }

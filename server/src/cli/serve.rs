@@ -92,6 +92,11 @@ pub(super) async fn serve(args: ServeArgs) -> Result<(), String> {
         telegram_chat_id: args.notify.telegram_chat_id.clone(),
         telegram_webhook_secret: secret(args.notify.telegram_webhook_secret.as_ref()),
         telegram_api_url: Some(args.notify.telegram_api_url.clone()),
+        discord: crate::channels::discord::Flags {
+            bot_token: secret(args.notify.discord_bot_token.as_ref()),
+            channel: args.notify.discord_channel.clone(),
+            api_url: Some(args.notify.discord_api_url.clone()),
+        },
         public_url: Some(public_url),
         notify_first_retry: None,
         channel_lease: None,

@@ -79,6 +79,12 @@ pub fn sqlite() -> Migrator {
         migration!("sqlite", 19, "0019_mcp_tasks.sql", "mcp tasks"),
         migration!("sqlite", 20, "0020_decline_reasons.sql", "decline reasons"),
         migration!("sqlite", 21, "0021_channel_leases.sql", "channel leases"),
+        migration!(
+            "sqlite",
+            22,
+            "0022_workspace_discord.sql",
+            "workspace discord"
+        ),
         migration!("sqlite", 24, "0024_admins.sql", "admins"),
     ])
 }
@@ -143,6 +149,12 @@ pub fn postgres() -> Migrator {
             "decline reasons"
         ),
         migration!("postgres", 21, "0021_channel_leases.sql", "channel leases"),
+        migration!(
+            "postgres",
+            22,
+            "0022_workspace_discord.sql",
+            "workspace discord"
+        ),
         migration!("postgres", 24, "0024_admins.sql", "admins"),
     ])
 }

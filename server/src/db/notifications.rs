@@ -85,6 +85,47 @@ pub async fn set_workspace_slack_channel(
     Ok(())
 }
 
+/// The Discord channel `workspace_id`'s owner set, if any.
+///
+/// # Errors
+/// Database errors.
+pub async fn workspace_discord_channel(
+    db: impl AnyExecutor<'_>,
+    workspace_id: &str,
+) -> sqlx::Result<Option<String>> {
+    sqlx::query_scalar("SELECT channel FROM workspace_discord WHERE workspace_id = $1")
+        .bind(workspace_id)
+        .fetch_optional(db)
+        .await
+}
+
+/// Sets (or, with `None`, removes) `workspace_id`'s Discord channel.
+///
+/// # Errors
+/// Database errors.
+pub async fn set_workspace_discord_channel(
+    db: &mut AnyConnection,
+    workspace_id: &str,
+    channel: Option<&str>,
+    now: i64,
+) -> sqlx::Result<()> {
+    let query = match channel {
+        Some(channel) => sqlx::query(
+            "INSERT INTO workspace_discord (workspace_id, channel, updated_at) VALUES ($1, $2, $3) \
+             ON CONFLICT (workspace_id) \
+             DO UPDATE SET channel = excluded.channel, updated_at = excluded.updated_at",
+        )
+        .bind(workspace_id)
+        .bind(channel)
+        .bind(now),
+        None => {
+            sqlx::query("DELETE FROM workspace_discord WHERE workspace_id = $1").bind(workspace_id)
+        }
+    };
+    query.execute(db).await?;
+    Ok(())
+}
+
 /// A notice to deliver to one target.
 #[derive(Debug, Clone)]
 pub struct Outgoing {

@@ -1,6 +1,7 @@
 //! What publishing a session's events reads, in one statement: the
 //! session's state, whether it has an active bundle (together its pending
-//! action, T1), and its workspace's notification webhook and Slack channel.
+//! action, T1), and its workspace's notification webhook, Slack and
+//! Discord channels.
 
 use sqlx::AnyExecutor;
 
@@ -17,6 +18,8 @@ pub struct Publishing {
     pub webhook_url: Option<String>,
     /// Its workspace's own Slack channel.
     pub slack_channel: Option<String>,
+    /// Its workspace's own Discord channel.
+    pub discord_channel: Option<String>,
 }
 
 impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for Publishing {
@@ -27,6 +30,7 @@ impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for Publishing {
             waiting: row.try_get("waiting")?,
             webhook_url: row.try_get("webhook_url")?,
             slack_channel: row.try_get("slack_channel")?,
+            discord_channel: row.try_get("discord_channel")?,
         })
     }
 }
@@ -56,11 +60,12 @@ pub fn publishing_sql() -> String {
         "SELECT s.state, \
              CASE WHEN EXISTS (SELECT 1 FROM task_session_messages m \
                  WHERE m.task_session_id = $1 AND {active}) THEN 1 ELSE 0 END AS waiting, \
-             n.webhook_url, c.channel AS slack_channel \
+             n.webhook_url, c.channel AS slack_channel, d.channel AS discord_channel \
          FROM task_sessions s \
          LEFT JOIN tasks t ON t.id = s.task_id \
          LEFT JOIN workspace_notify n ON n.workspace_id = t.workspace_id \
-         LEFT JOIN workspace_slack c ON c.workspace_id = t.workspace_id WHERE s.id = $1",
+         LEFT JOIN workspace_slack c ON c.workspace_id = t.workspace_id \
+         LEFT JOIN workspace_discord d ON d.workspace_id = t.workspace_id WHERE s.id = $1",
         active = active("m")
     )
 }

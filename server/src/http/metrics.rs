@@ -55,7 +55,7 @@ pub async fn exposition(state: &AppState) -> Result<Response> {
     );
     let now = now_micros();
     let mut by_channel: std::collections::BTreeMap<&str, (i64, i64)> =
-        ["webhook", "ntfy", "slack", "telegram"]
+        ["webhook", "ntfy", "slack", "telegram", "discord"]
             .into_iter()
             .map(|c| (c, (0, now)))
             .collect();

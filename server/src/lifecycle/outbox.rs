@@ -40,6 +40,9 @@ pub trait Outbound: std::fmt::Debug + Send + Sync {
     /// The target for a workspace's own Slack channel; `None` when this
     /// server posts to no Slack.
     fn slack_target(&self, channel: &str) -> Option<String>;
+    /// The target for a workspace's own Discord channel; `None` when this
+    /// server has no Discord bot (issue 48).
+    fn discord_target(&self, channel: &str) -> Option<String>;
     /// The `client` an answer through a link carried to `target` records.
     fn client_of(&self, target: &str) -> String;
     /// A notice due now was queued: the sender need not wait for its next
@@ -62,6 +65,10 @@ impl Outbound for Unset {
     }
 
     fn slack_target(&self, _: &str) -> Option<String> {
+        None
+    }
+
+    fn discord_target(&self, _: &str) -> Option<String> {
         None
     }
 

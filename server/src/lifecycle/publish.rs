@@ -30,14 +30,21 @@ impl Shared {
         let pending_action = session
             .as_ref()
             .and_then(|s| pending_action(s.state, s.waiting != 0));
-        // The workspace's own targets: its webhook, and its Slack channel
-        // when this server has a Slack app to post with.
+        // The workspace's own targets: its webhook, and its Slack and
+        // Discord channels when this server has an app or bot to post with.
         let own: Vec<String> = session
             .map(|s| {
                 let slack = s
                     .slack_channel
                     .and_then(|c| self.notifications.slack_target(&c));
-                s.webhook_url.into_iter().chain(slack).collect()
+                let discord = s
+                    .discord_channel
+                    .and_then(|c| self.notifications.discord_target(&c));
+                s.webhook_url
+                    .into_iter()
+                    .chain(slack)
+                    .chain(discord)
+                    .collect()
             })
             .unwrap_or_default();
         for message in list {

@@ -223,6 +223,39 @@ impl Webhooks {
         what: &str,
         timeout: Duration,
     ) -> Result<serde_json::Value, Sent> {
+        let method = reqwest::Method::POST;
+        self.request_within(method, url, Some(body), headers, what, timeout)
+            .await
+    }
+
+    /// [`Webhooks::call`] with another `method` (Discord's REST API
+    /// edits with `PATCH` and reads with `GET`), and `body` optional; an
+    /// empty answer (`204 No Content`) reads as `null`.
+    ///
+    /// # Errors
+    /// As [`Webhooks::call`].
+    pub async fn request(
+        &self,
+        method: reqwest::Method,
+        url: &str,
+        body: Option<String>,
+        headers: &[(&'static str, &str)],
+        what: &str,
+    ) -> Result<serde_json::Value, Sent> {
+        self.request_within(method, url, body, headers, what, WEBHOOK_TIMEOUT)
+            .await
+    }
+
+    /// [`Webhooks::request`] given `timeout` to answer.
+    async fn request_within(
+        &self,
+        method: reqwest::Method,
+        url: &str,
+        body: Option<String>,
+        headers: &[(&'static str, &str)],
+        what: &str,
+        timeout: Duration,
+    ) -> Result<serde_json::Value, Sent> {
         let Ok(parsed) = reqwest::Url::parse(url) else {
             return Err(Sent::Refused);
         };
@@ -233,12 +266,12 @@ impl Webhooks {
             );
             return Err(Sent::Refused);
         }
-        let mut request = self
-            .http
-            .post(parsed)
-            .timeout(timeout)
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body);
+        let mut request = self.http.request(method, parsed).timeout(timeout);
+        if let Some(body) = body {
+            request = request
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(body);
+        }
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
@@ -255,6 +288,9 @@ impl Webhooks {
                 return Err(Sent::Failed);
             }
             read.extend_from_slice(&chunk);
+        }
+        if read.is_empty() && status.is_success() {
+            return Ok(serde_json::Value::Null);
         }
         match serde_json::from_slice(&read) {
             Ok(answer) if status.is_success() => Ok(answer),

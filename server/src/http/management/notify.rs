@@ -81,18 +81,23 @@ pub async fn get_notify(
     let slack_channel = notifications::workspace_slack_channel(state.db().pool(), &id)
         .await?
         .unwrap_or_default();
+    let discord_channel = notifications::workspace_discord_channel(state.db().pool(), &id)
+        .await?
+        .unwrap_or_default();
     Ok(axum::Json(api::WorkspaceNotify {
         workspace_id: id,
         webhook_url,
         slack_channel,
+        discord_channel,
     }))
 }
 
 /// Sets (or, with `null` or `""`, removes) where a workspace's notices go:
 /// a JSON POST when a question waits, is resolved, expires or is
-/// cancelled, and a reminder before it expires, and the Slack channel its
-/// questions are posted to (with the server's Slack app). The URL is held
-/// to the same network policy as resume webhooks.
+/// cancelled, and a reminder before it expires, and the Slack and Discord
+/// channels its questions are posted to (with the server's Slack app and
+/// Discord bot). The URL is held to the same network policy as resume
+/// webhooks.
 #[utoipa::path(
     put,
     path = "/workspaces/{id}/notify",
@@ -135,17 +140,33 @@ pub async fn set_notify(
             .map_err(Error::BadRequest)?;
     }
     let channel = slack_channel(body.slack_channel.as_deref())?;
+    let discord = discord_channel(body.discord_channel.as_deref())?;
     let set = (!url.is_empty()).then_some(url);
     let now = now_micros();
     let mut tx = state.db().begin_write().await?;
     notifications::set_workspace_webhook(&mut tx, &id, set, now).await?;
     notifications::set_workspace_slack_channel(&mut tx, &id, channel, now).await?;
+    notifications::set_workspace_discord_channel(&mut tx, &id, discord, now).await?;
     tx.commit().await?;
     Ok(axum::Json(api::WorkspaceNotify {
         workspace_id: id,
         webhook_url: url.to_owned(),
         slack_channel: channel.unwrap_or_default().to_owned(),
+        discord_channel: discord.unwrap_or_default().to_owned(),
     }))
+}
+
+/// A workspace's Discord channel as given: a channel's id, at most 20
+/// digits (a snowflake; it becomes a path of Discord's API); `None` for
+/// none.
+fn discord_channel(given: Option<&str>) -> Result<Option<&str>> {
+    let channel = given.unwrap_or_default();
+    if channel.len() > 20 || !channel.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(Error::BadRequest(
+            "discord_channel: a channel's id, at most 20 digits".to_owned(),
+        ));
+    }
+    Ok((!channel.is_empty()).then_some(channel))
 }
 
 /// A workspace's Slack channel as given: at most 80 characters of
