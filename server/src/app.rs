@@ -58,7 +58,7 @@ pub fn app(state: AppState) -> Router {
     let routes = if state.config.metrics {
         routes.layer(from_fn_with_state(
             state.measure.clone(),
-            crate::measure::http::record,
+            http::measured::record,
         ))
     } else {
         routes

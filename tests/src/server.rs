@@ -322,18 +322,6 @@ impl TestServer {
         Self::start_on(database, config).await
     }
 
-    /// Stops the server, runs `meanwhile` while it is down (what happens
-    /// elsewhere meanwhile), then starts it again as [`TestServer::restart`].
-    ///
-    /// # Panics
-    /// As [`TestServer::restart`].
-    pub async fn restart_after(self, meanwhile: impl AsyncFnOnce()) -> Self {
-        let (database, config) = (self.database.clone(), self.config.clone());
-        self.stop().await;
-        meanwhile().await;
-        Self::start_on(database, config).await
-    }
-
     /// Stops the server and, once it has finished, starts it again on the
     /// same database, configuration and port: a restart as a client that
     /// keeps the server's URL sees it (its connections drop meanwhile).

@@ -221,7 +221,7 @@ async fn a_webhook_set_on_the_bot_is_removed_before_polling() {
     let (data, _) = telegram_message(&apis, "Hooked pick?").await;
     let mut query = String::new();
     let server = server
-        .restart_after(async || {
+        .restart_after(async {
             apis.set_telegram_webhook("https://old.example/telegram/hook");
             query = apis.telegram_press(&data[0], "dave");
         })
@@ -261,7 +261,7 @@ async fn the_offset_is_kept_across_a_restart() {
     let mut during = String::new();
     let mut polls_before = 0;
     let server = server
-        .restart_after(async || {
+        .restart_after(async {
             polls_before = apis.calls("getUpdates").len();
             during = apis.telegram_press(&second_data[1], "frank");
             // Telegram keeps both: the first is confirmed only by a poll

@@ -8,6 +8,7 @@ pub mod backup;
 pub mod demo;
 pub mod hook;
 pub mod hooks;
+mod logging;
 pub mod mcp;
 mod notify_args;
 mod parse;
@@ -17,14 +18,12 @@ pub mod session;
 pub mod token;
 pub mod workspace;
 
-use std::io::{IsTerminal as _, Write as _};
+use std::io::Write as _;
 use std::{net::SocketAddr, process::ExitCode};
 
 use clap::{Args, Parser, Subcommand, builder::BoolishValueParser};
+pub use logging::{LogFormat, LogLevel};
 pub use notify_args::NotifyArgs;
-use tracing_subscriber::filter::Targets;
-use tracing_subscriber::layer::SubscriberExt as _;
-use tracing_subscriber::util::SubscriberInitExt as _;
 
 /// Self-hosted clarification questions for AI coding agents.
 #[derive(Debug, Parser)]
@@ -292,42 +291,6 @@ pub struct ServeArgs {
     pub log_level: LogLevel,
 }
 
-/// How much is logged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum LogLevel {
-    /// Errors only.
-    Error,
-    /// Warnings and errors.
-    Warn,
-    /// Lifecycle events too (the default).
-    Info,
-    /// Every request too.
-    Debug,
-    /// Everything.
-    Trace,
-}
-
-impl LogLevel {
-    fn directive(self) -> &'static str {
-        match self {
-            Self::Error => "error",
-            Self::Warn => "warn",
-            Self::Info => "info",
-            Self::Debug => "debug",
-            Self::Trace => "trace",
-        }
-    }
-}
-
-/// How logs are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum LogFormat {
-    /// Human-readable lines.
-    Text,
-    /// One JSON object per line.
-    Json,
-}
-
 /// Runs the parsed command line to completion.
 pub async fn run(cli: Cli) -> ExitCode {
     let command = cli
@@ -337,7 +300,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Serve(args) => (args.log_format, args.log_level),
         _ => (LogFormat::Text, LogLevel::Info),
     };
-    init_tracing(format, level);
+    logging::init(format, level);
     let result = match command {
         Command::Ask(args) => return ask::run(args).await,
         Command::Mcp(args) => return mcp::run(args).await,
@@ -359,30 +322,6 @@ pub async fn run(cli: Cli) -> ExitCode {
             tracing::error!("{error}");
             ExitCode::FAILURE
         }
-    }
-}
-
-/// `RUST_LOG` (`warn`, `clarify_server=debug,tower_http=info`) when set and
-/// readable, else `--log-level`. Read as `Targets`, not `EnvFilter`: the
-/// same directives but for span and field filters, without the regex
-/// engine `EnvFilter` compiles in (issue 25: the first build).
-fn filter(level: LogLevel) -> Targets {
-    std::env::var("RUST_LOG")
-        .ok()
-        .and_then(|text| text.parse().ok())
-        .unwrap_or_else(|| level.directive().parse().unwrap_or_else(|_| Targets::new()))
-}
-
-fn init_tracing(format: LogFormat, level: LogLevel) {
-    let registry = tracing_subscriber::registry().with(filter(level));
-    let layer = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
-    match format {
-        LogFormat::Json => registry.with(layer.json()).init(),
-        // Colour codes would litter logs captured by test harnesses and
-        // supervisors.
-        LogFormat::Text => registry
-            .with(layer.with_ansi(std::io::stderr().is_terminal()))
-            .init(),
     }
 }
 

@@ -5,16 +5,14 @@
 
 use sqlx::{AnyExecutor, Row as _};
 
-use super::messages::CLARIFICATION_REQUEST;
-
-/// Bundles waiting for an answer now.
+/// Bundles waiting for an answer now: active by the one rule (D4).
 ///
 /// # Errors
 /// Database errors.
 pub async fn questions_waiting(db: impl AnyExecutor<'_>) -> sqlx::Result<i64> {
     sqlx::query_scalar(super::sql(format!(
-        "SELECT COUNT(DISTINCT pending_id) FROM task_session_messages \
-         WHERE type = '{CLARIFICATION_REQUEST}' AND clarification_status IN ('', 'pending')"
+        "SELECT COUNT(DISTINCT m.pending_id) FROM task_session_messages m WHERE {}",
+        super::clarification::active("m")
     )))
     .fetch_one(db)
     .await

@@ -5,17 +5,16 @@
 //! (A1-A3); an admin (`clarify token create --admin`) sees every
 //! workspace. Agents read no audit.
 
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::header::{CONTENT_TYPE, HeaderName};
 use axum::response::{IntoResponse, Response};
 use clarify_core::api::BundleView;
 use clarify_core::provenance::{AnsweredBy, Attempt};
-use clarify_core::{Cursor, PendingId};
+use clarify_core::{Cursor, ErrorBody, PendingId};
 use serde::{Deserialize, Serialize};
 
-use clarify_core::ErrorBody;
-
 use super::error::{Error, Result};
+use super::extract::Query;
 use crate::auth::Caller;
 use crate::clock::parse_rfc3339;
 use crate::db::{audit, users};

@@ -12,6 +12,7 @@ pub mod identity;
 pub mod integrations;
 pub mod json;
 mod management;
+pub mod measured;
 pub mod metrics;
 mod openapi;
 mod pending;

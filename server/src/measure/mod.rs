@@ -7,8 +7,6 @@
 //! figures, and nothing is recorded where nobody scrapes. Names follow
 //! Prometheus's conventions (`_total`, `_seconds`).
 
-pub mod http;
-
 use std::sync::Arc;
 use std::time::Duration;
 

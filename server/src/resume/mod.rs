@@ -10,6 +10,7 @@
 
 mod command;
 pub mod network;
+mod peer_api;
 mod webhook;
 
 use serde::Serialize;
