@@ -188,3 +188,49 @@ async fn an_unknown_path_is_a_not_found_page_for_a_browser_and_json_otherwise() 
     }
     server.stop().await;
 }
+
+/// Issue 48 item 4: a channel that cannot connect is said above every
+/// page, as a person loading the inbox sees it, and in `/healthz`; here
+/// Telegram's API is a port nothing listens on.
+#[tokio::test]
+async fn a_channel_that_is_down_is_said_above_the_page() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let api = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let server = TestServer::start_with(clarify_server::Config {
+        telegram_bot_token: Some(clarify_server::Secret("123:test".into())),
+        telegram_chat_id: Some("-100".into()),
+        telegram_api_url: Some(api),
+        ..clarify_server::Config::default()
+    })
+    .await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let page = loop {
+        let page = server
+            .client()
+            .get(server.url("/"))
+            .header("accept", "text/html")
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        if page.contains("data-testid=\"channels-down\"") || std::time::Instant::now() > deadline {
+            break page;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    assert!(page.contains("telegram is not connected"), "{page}");
+    let health: serde_json::Value = server
+        .client()
+        .get(server.url("/healthz"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(health["channels"]["telegram"]["down"], true, "{health}");
+    server.stop().await;
+}

@@ -23,9 +23,11 @@ pub struct Statuses(Arc<Mutex<BTreeMap<&'static str, Entry>>>);
 impl Statuses {
     /// Registers `channel` ("slack"), connecting in `mode` ("socket
     /// mode"), and hands back its keeper.
+    /// A keeper is made for a channel about to start: it reads
+    /// "connecting" from the first line a person sees.
     #[must_use]
     pub fn keeper(&self, channel: &'static str, mode: &'static str) -> Keeper {
-        self.set(channel, mode, Link::Off);
+        self.set(channel, mode, Link::Connecting { failures: 0 });
         Keeper {
             channel,
             mode,
@@ -179,7 +181,10 @@ mod tests {
         slack.on(Event::Opened);
         assert_eq!(
             statuses.lines(),
-            ["slack: connected (socket mode)", "telegram: off (polling)"]
+            [
+                "slack: connected (socket mode)",
+                "telegram: connecting (polling)"
+            ]
         );
         slack.on(Event::Dropped);
         slack.on(Event::Start);
