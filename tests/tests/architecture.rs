@@ -107,7 +107,14 @@ fn the_domain_imports_no_channel() {
             "{} imports the channels: the domain sees only its port",
             path.display()
         );
-        for channel in ["notify::", "ntfy::", "slack::", "telegram::", "discord::", "chat::"] {
+        for channel in [
+            "notify::",
+            "ntfy::",
+            "slack::",
+            "telegram::",
+            "discord::",
+            "chat::",
+        ] {
             assert!(
                 !code.contains(channel),
                 "{} names {channel}: a channel belongs in server/src/channels/",

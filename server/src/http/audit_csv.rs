@@ -1,7 +1,7 @@
 //! The audit export as CSV (issue 49 item 5): one row a bundle, its
 //! questions and attempts folded into cells, for a spreadsheet.
 
-use super::audit::AuditRow;
+use super::audit_row::AuditRow;
 
 /// The header row's columns.
 const COLUMNS: [&str; 14] = [

@@ -4,6 +4,7 @@
 pub mod answer_link;
 pub mod audit;
 mod audit_csv;
+mod audit_row;
 mod auth;
 mod clarification;
 pub mod error;
