@@ -295,6 +295,24 @@ impl TestServer {
         &self.database
     }
 
+    /// What `/healthz` says of each channel's connection (issue 48 item 4):
+    /// `{"telegram": {"state": "connected", "mode": "polling", "down": false}}`.
+    ///
+    /// # Panics
+    /// When `/healthz` does not answer JSON.
+    pub async fn channels(&self) -> Value {
+        let health: Value = self
+            .client
+            .get(self.url("/healthz"))
+            .send()
+            .await
+            .expect("healthz")
+            .json()
+            .await
+            .expect("healthz answers JSON");
+        health["channels"].clone()
+    }
+
     /// An HTTP client for this server.
     #[must_use]
     pub fn client(&self) -> &reqwest::Client {

@@ -140,14 +140,9 @@ async fn a_tap_publishes_the_options_token_to_the_reply_topic_and_answers() {
     assert_eq!(subscriptions[0].authorization, "Bearer tk_phone");
     assert!(told(&ntfy).is_empty());
     // issue 48 item 4: what the subscription is doing.
-    let health: Value = reqwest::get(server.url("/healthz"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let health = server.channels().await;
     assert_eq!(
-        health["channels"]["ntfy replies"],
+        health["ntfy replies"],
         json!({"state": "connected", "mode": "subscribed", "down": false})
     );
     server.stop().await;
@@ -277,13 +272,7 @@ async fn forged_repeated_and_late_replies() {
 
 /// `/healthz`'s state of the ntfy replies on `server`.
 async fn replies_state(server: &TestServer) -> String {
-    let health: Value = reqwest::get(server.url("/healthz"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    health["channels"]["ntfy replies"]["state"]
+    server.channels().await["ntfy replies"]["state"]
         .as_str()
         .unwrap_or_default()
         .to_owned()

@@ -544,16 +544,7 @@ async fn asked_in_telegram(
 
 /// What `server`'s `/healthz` says of its Telegram poller.
 async fn telegram_state(server: &TestServer) -> String {
-    let health: Value = server
-        .client()
-        .get(server.url("/healthz"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    health["channels"]["telegram"]["state"]
+    server.channels().await["telegram"]["state"]
         .as_str()
         .unwrap_or_default()
         .to_owned()

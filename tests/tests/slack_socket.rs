@@ -62,13 +62,7 @@ async fn view(server: &TestServer, pending: &str) -> Value {
 
 /// What `/healthz` says of Slack (issue 48 item 4).
 async fn slack_health(server: &TestServer) -> Value {
-    let health: Value = reqwest::get(server.url("/healthz"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    health["channels"]["slack"].clone()
+    server.channels().await["slack"].clone()
 }
 
 async fn attempts(server: &TestServer, pending: &str) -> usize {

@@ -44,83 +44,68 @@ pub async fn set_workspace_webhook(
     Ok(())
 }
 
-/// The Slack channel `workspace_id`'s owner set, if any.
-///
-/// # Errors
-/// Database errors.
-pub async fn workspace_slack_channel(
-    db: impl AnyExecutor<'_>,
-    workspace_id: &str,
-) -> sqlx::Result<Option<String>> {
-    sqlx::query_scalar("SELECT channel FROM workspace_slack WHERE workspace_id = $1")
-        .bind(workspace_id)
-        .fetch_optional(db)
-        .await
+/// A chat in which a workspace's owner may name a channel of their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorkspaceChat {
+    /// Slack (migration 0017).
+    Slack,
+    /// Discord (migration 0022).
+    Discord,
 }
 
-/// Sets (or, with `None`, removes) `workspace_id`'s Slack channel.
+impl WorkspaceChat {
+    /// The table that keeps it: a constant, never the caller's text.
+    const fn table(self) -> &'static str {
+        match self {
+            Self::Slack => "workspace_slack",
+            Self::Discord => "workspace_discord",
+        }
+    }
+}
+
+/// The `chat` channel `workspace_id`'s owner set, if any.
 ///
 /// # Errors
 /// Database errors.
-pub async fn set_workspace_slack_channel(
+pub async fn workspace_chat_channel(
+    db: impl AnyExecutor<'_>,
+    chat: WorkspaceChat,
+    workspace_id: &str,
+) -> sqlx::Result<Option<String>> {
+    let table = chat.table();
+    sqlx::query_scalar(super::sql(format!(
+        "SELECT channel FROM {table} WHERE workspace_id = $1"
+    )))
+    .bind(workspace_id)
+    .fetch_optional(db)
+    .await
+}
+
+/// Sets (or, with `None`, removes) `workspace_id`'s `chat` channel.
+///
+/// # Errors
+/// Database errors.
+pub async fn set_workspace_chat_channel(
     db: &mut AnyConnection,
+    chat: WorkspaceChat,
     workspace_id: &str,
     channel: Option<&str>,
     now: i64,
 ) -> sqlx::Result<()> {
+    let table = chat.table();
     let query = match channel {
-        Some(channel) => sqlx::query(
-            "INSERT INTO workspace_slack (workspace_id, channel, updated_at) VALUES ($1, $2, $3) \
+        Some(channel) => sqlx::query(super::sql(format!(
+            "INSERT INTO {table} (workspace_id, channel, updated_at) VALUES ($1, $2, $3) \
              ON CONFLICT (workspace_id) \
-             DO UPDATE SET channel = excluded.channel, updated_at = excluded.updated_at",
-        )
+             DO UPDATE SET channel = excluded.channel, updated_at = excluded.updated_at"
+        )))
         .bind(workspace_id)
         .bind(channel)
         .bind(now),
-        None => {
-            sqlx::query("DELETE FROM workspace_slack WHERE workspace_id = $1").bind(workspace_id)
-        }
-    };
-    query.execute(db).await?;
-    Ok(())
-}
-
-/// The Discord channel `workspace_id`'s owner set, if any.
-///
-/// # Errors
-/// Database errors.
-pub async fn workspace_discord_channel(
-    db: impl AnyExecutor<'_>,
-    workspace_id: &str,
-) -> sqlx::Result<Option<String>> {
-    sqlx::query_scalar("SELECT channel FROM workspace_discord WHERE workspace_id = $1")
-        .bind(workspace_id)
-        .fetch_optional(db)
-        .await
-}
-
-/// Sets (or, with `None`, removes) `workspace_id`'s Discord channel.
-///
-/// # Errors
-/// Database errors.
-pub async fn set_workspace_discord_channel(
-    db: &mut AnyConnection,
-    workspace_id: &str,
-    channel: Option<&str>,
-    now: i64,
-) -> sqlx::Result<()> {
-    let query = match channel {
-        Some(channel) => sqlx::query(
-            "INSERT INTO workspace_discord (workspace_id, channel, updated_at) VALUES ($1, $2, $3) \
-             ON CONFLICT (workspace_id) \
-             DO UPDATE SET channel = excluded.channel, updated_at = excluded.updated_at",
-        )
-        .bind(workspace_id)
-        .bind(channel)
-        .bind(now),
-        None => {
-            sqlx::query("DELETE FROM workspace_discord WHERE workspace_id = $1").bind(workspace_id)
-        }
+        None => sqlx::query(super::sql(format!(
+            "DELETE FROM {table} WHERE workspace_id = $1"
+        )))
+        .bind(workspace_id),
     };
     query.execute(db).await?;
     Ok(())

@@ -7,6 +7,17 @@ use std::time::Duration;
 use super::webhook::{MAX_ANSWER, Sent, WEBHOOK_TIMEOUT, Webhooks, literal_admitted};
 
 impl Webhooks {
+    /// `url` parsed, if the network policy admits its address as written
+    /// (a name is checked again when resolved).
+    fn admitted(&self, url: &str, what: &str) -> Result<reqwest::Url, Sent> {
+        let parsed = reqwest::Url::parse(url).map_err(|_| Sent::Refused)?;
+        if !literal_admitted(&self.networks, &parsed) {
+            tracing::warn!(what, "a peer's address is not one webhooks may reach");
+            return Err(Sent::Refused);
+        }
+        Ok(parsed)
+    }
+
     /// POSTs `body` (JSON) to a chat API's `url` with `headers` and reads
     /// its JSON answer, at most [`MAX_ANSWER`] bytes: Slack and Telegram
     /// say what they made (a message's id) and whether it worked in the
@@ -73,16 +84,7 @@ impl Webhooks {
         what: &str,
         timeout: Duration,
     ) -> Result<serde_json::Value, Sent> {
-        let Ok(parsed) = reqwest::Url::parse(url) else {
-            return Err(Sent::Refused);
-        };
-        if !literal_admitted(&self.networks, &parsed) {
-            tracing::warn!(
-                what,
-                "chat API refused: its address is not one webhooks may reach"
-            );
-            return Err(Sent::Refused);
-        }
+        let parsed = self.admitted(url, what)?;
         let mut request = self.http.request(method, parsed).timeout(timeout);
         if let Some(body) = body {
             request = request
@@ -130,16 +132,7 @@ impl Webhooks {
         headers: &[(&'static str, &str)],
         what: &str,
     ) -> Result<reqwest::Response, Sent> {
-        let Ok(parsed) = reqwest::Url::parse(url) else {
-            return Err(Sent::Refused);
-        };
-        if !literal_admitted(&self.networks, &parsed) {
-            tracing::warn!(
-                what,
-                "subscription refused: its address is not one webhooks may reach"
-            );
-            return Err(Sent::Refused);
-        }
+        let parsed = self.admitted(url, what)?;
         let mut request = self.stream.get(parsed);
         for (name, value) in headers {
             request = request.header(*name, *value);

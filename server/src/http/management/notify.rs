@@ -11,7 +11,8 @@ use clarify_core::{ErrorBody, api};
 
 use crate::auth::Caller;
 use crate::clock::now_micros;
-use crate::db::{notifications, workspaces};
+use crate::db::notifications::{self, WorkspaceChat};
+use crate::db::workspaces;
 use crate::http::error::{Error, Result};
 use crate::http::extract::Path;
 use crate::http::json::Json;
@@ -78,12 +79,14 @@ pub async fn get_notify(
         Access::HostOnly if !webhook_url.is_empty() => host_only(&webhook_url),
         _ => webhook_url,
     };
-    let slack_channel = notifications::workspace_slack_channel(state.db().pool(), &id)
-        .await?
-        .unwrap_or_default();
-    let discord_channel = notifications::workspace_discord_channel(state.db().pool(), &id)
-        .await?
-        .unwrap_or_default();
+    let slack_channel =
+        notifications::workspace_chat_channel(state.db().pool(), WorkspaceChat::Slack, &id)
+            .await?
+            .unwrap_or_default();
+    let discord_channel =
+        notifications::workspace_chat_channel(state.db().pool(), WorkspaceChat::Discord, &id)
+            .await?
+            .unwrap_or_default();
     Ok(axum::Json(api::WorkspaceNotify {
         workspace_id: id,
         webhook_url,
@@ -145,8 +148,10 @@ pub async fn set_notify(
     let now = now_micros();
     let mut tx = state.db().begin_write().await?;
     notifications::set_workspace_webhook(&mut tx, &id, set, now).await?;
-    notifications::set_workspace_slack_channel(&mut tx, &id, channel, now).await?;
-    notifications::set_workspace_discord_channel(&mut tx, &id, discord, now).await?;
+    notifications::set_workspace_chat_channel(&mut tx, WorkspaceChat::Slack, &id, channel, now)
+        .await?;
+    notifications::set_workspace_chat_channel(&mut tx, WorkspaceChat::Discord, &id, discord, now)
+        .await?;
     tx.commit().await?;
     Ok(axum::Json(api::WorkspaceNotify {
         workspace_id: id,
