@@ -221,7 +221,7 @@ async fn a_channel_that_is_down_is_said_above_the_page() {
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     };
-    assert!(page.contains("telegram is not connected"), "{page}");
+    assert!(page.contains("Telegram is not connected"), "{page}");
     let channels = server.channels().await;
     assert_eq!(channels["telegram"]["down"], true, "{channels}");
     server.stop().await;

@@ -81,7 +81,7 @@ impl Statuses {
             .into_iter()
             .filter(|(_, entry)| entry.link.is_down())
             .map(|(channel, _)| {
-                format!("{channel} is not connected: its questions and answers wait until it is back; answer here meanwhile.")
+                format!("{} is not connected: its questions and answers wait until it is back; answer here meanwhile.", named(channel))
             })
             .collect()
     }
@@ -98,6 +98,16 @@ impl Statuses {
             })
             .collect();
         Value::Object(channels)
+    }
+}
+
+/// A channel's name as a sentence starts with it: "Telegram"; ntfy
+/// writes itself in lower case.
+fn named(channel: &str) -> String {
+    let mut chars = channel.chars();
+    match chars.next() {
+        Some(first) if !channel.starts_with("ntfy") => first.to_uppercase().chain(chars).collect(),
+        _ => channel.to_owned(),
     }
 }
 
@@ -130,7 +140,8 @@ impl Keeper {
         let (link, next) = (entry.link, entry.link.transition(event));
         entry.link = next;
         drop(entries);
-        if next != link {
+        // A retry's wait and its try read alike: said once.
+        if next.phrase() != link.phrase() {
             let said = line(
                 self.channel,
                 Entry {
@@ -191,6 +202,6 @@ mod tests {
         slack.on(Event::Failed);
         assert_eq!(statuses.to_json()["slack"]["down"], true);
         assert_eq!(statuses.down().len(), 1);
-        assert!(statuses.down()[0].starts_with("slack is not connected"));
+        assert!(statuses.down()[0].starts_with("Slack is not connected"));
     }
 }
