@@ -136,7 +136,7 @@ const judges = [
       const text = resultText(await claudeResult(standIn));
       check(text.includes('="Rust, Zig"') && text.includes('="my own "db""'), 'labels joined by ", " and the free text as itself', text);
     })],
-  ['claude: AskUserQuestion answered by one tap on a phone notification (ntfy answer link)', () => {
+  ['claude: AskUserQuestion answered by one tap on a phone notification (ntfy, its reply topic)', () => {
     const seen = channels.ntfy.length;
     return withClaude([askTurn([DB])], async ({ standIn }) => {
       const bundle = await clarify.waitPending('the AskUserQuestion', asking(DB.question));
@@ -144,7 +144,7 @@ const judges = [
       const notice = await until('the ntfy notice', () => channels.ntfy.slice(seen).find((n) => n.message?.includes(DB.question)
         && n.click?.endsWith(`/t/${bundle.task_id}`) && n.actions?.some((a) => a.label === 'SQLite')), 15000);
       const tapped = await tap(notice.actions.find((a) => a.label === 'SQLite'));
-      check(tapped.status === 200, 'the tap answered', tapped);
+      check(tapped.status === 200, 'the tap was published', tapped);
       const result = await claudeResult(standIn);
       check(resultText(result).includes('="SQLite"'), 'tool_result carries SQLite', resultText(result));
       check((await clarify.bundle(bundle.pending_id)).status === 'answered', 'the bundle answered', bundle.pending_id);

@@ -1,6 +1,7 @@
 // The far ends of Clarify's phone and chat channels, faked as their documented APIs so a judge
 // can answer as a person does there: ntfy (a JSON publish to the server's root; the phone's tap is
-// the `http` action's POST to its answer link) and Slack's Web API (`chat.postMessage` /
+// the `http` action's POST, which publishes the option's token to Clarify's reply topic here, and
+// Clarify reads that topic's JSON stream, `GET /<topic>/json?since=`) and Slack's Web API (`chat.postMessage` /
 // `chat.update`; a button press is a signed `block_actions` interaction sent to Clarify) and
 // Telegram's Bot API (`sendMessage`; a press is a `callback_query` update sent to Clarify's webhook).
 import crypto from 'node:crypto';
@@ -14,7 +15,26 @@ export async function startChannels() {
   const ntfy = [];
   const slack = [];
   const telegram = [];
+  // ntfy's reply topics: every message kept with its id, and the streams open on each.
+  const topics = new Map();
+  const topic = (name) => {
+    if (!topics.has(name)) topics.set(name, { messages: [], streams: new Set() });
+    return topics.get(name);
+  };
   const server = http.createServer((req, res) => {
+    const path = new URL(req.url, 'http://x');
+    const streamed = /^\/([\w-]+)\/json$/.exec(path.pathname);
+    if (req.method === 'GET' && streamed) {
+      const { messages, streams } = topic(streamed[1]);
+      const since = path.searchParams.get('since') ?? 'all';
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      res.write(`${JSON.stringify({ id: 'open', event: 'open', topic: streamed[1] })}\n`);
+      const after = since === 'all' ? 0 : messages.findIndex((m) => m.id === since) + 1;
+      for (const m of messages.slice(after)) res.write(`${JSON.stringify(m)}\n`);
+      streams.add(res);
+      req.on('close', () => streams.delete(res));
+      return;
+    }
     let raw = '';
     req.on('data', (c) => { raw += c; });
     req.on('end', () => {
@@ -33,6 +53,17 @@ export async function startChannels() {
         res.end(JSON.stringify({ ok: true, result: { message_id: 500 + telegram.length, chat: { id: Number(TELEGRAM_CHAT) }, date: 0 } }));
         return;
       }
+      const published = /^\/([\w-]+)$/.exec(path.pathname);
+      if (published && published[1].startsWith('clarify-r-')) {
+        // A tap: the action's body published to the reply topic, as ntfy takes it.
+        const { messages, streams } = topic(published[1]);
+        const message = { id: `r${messages.length + 1}`, time: Math.floor(Date.now() / 1000), event: 'message',
+          topic: published[1], message: raw };
+        messages.push(message);
+        for (const stream of streams) stream.write(`${JSON.stringify(message)}\n`);
+        res.end(JSON.stringify(message));
+        return;
+      }
       ntfy.push(body);
       res.end(JSON.stringify({ id: `n${ntfy.length}`, event: 'message' }));
     });
@@ -48,7 +79,10 @@ export async function startChannels() {
     ntfy,
     slack,
     telegram,
-    close: () => new Promise((resolve) => server.close(resolve)),
+    close: () => {
+      for (const { streams } of topics.values()) for (const stream of streams) stream.end();
+      return new Promise((resolve) => server.close(resolve));
+    },
   };
 }
 
@@ -65,10 +99,10 @@ export function plainRequest(url, { method = 'POST', headers = {}, body = '' } =
   });
 }
 
-/** The phone's tap on an ntfy `http` action: its method and URL, nothing else. */
+/** The phone's tap on an ntfy `http` action: its method, URL, headers and body, as the app sends them. */
 export function tap(action) {
   if (action.action !== 'http') throw new Error(`not a one-tap action: ${JSON.stringify(action)}`);
-  return plainRequest(action.url, { method: action.method ?? 'POST' });
+  return plainRequest(action.url, { method: action.method ?? 'POST', headers: action.headers ?? {}, body: action.body ?? '' });
 }
 
 /** A press of the Slack button whose value is `value`, signed as Slack signs it. */
