@@ -30,10 +30,10 @@ pub struct Config {
     /// when empty.
     pub allowed_resume_commands: Vec<String>,
     /// How long a resume command may run before it is killed;
-    /// [`COMMAND_TIMEOUT`] when unset.
+    /// [`COMMAND_TIMEOUT`](crate::resume::COMMAND_TIMEOUT) when unset.
     pub resume_command_timeout: Option<std::time::Duration>,
     /// How many resume commands run at once at most
-    /// (`--resume-command-concurrency`); [`COMMAND_CONCURRENCY`] when unset.
+    /// (`--resume-command-concurrency`); [`COMMAND_CONCURRENCY`](crate::resume::COMMAND_CONCURRENCY) when unset.
     pub resume_command_concurrency: Option<usize>,
     /// Internal networks (loopback, private, link-local) that resume
     /// webhooks may reach with auth on; with auth off they all may.
@@ -119,7 +119,7 @@ pub struct Config {
     /// The server's URL as people reach it, for the links in notices
     /// (`--public-url`); `http://localhost:7420` when unset.
     pub public_url: Option<String>,
-    /// The first retry's delay for a notice; [`FIRST_RETRY`] when unset
+    /// The first retry's delay for a notice; [`FIRST_RETRY`](crate::channels::FIRST_RETRY) when unset
     /// (tests shorten it).
     pub notify_first_retry: Option<std::time::Duration>,
     /// How long a channel's lease lasts unless renewed (issue 48 item 2);

@@ -1,7 +1,7 @@
 //! ntfy (issue 28 item 2, issue 48 item 1): a notice published to an ntfy
 //! topic as JSON (ntfy's "publish as JSON": a POST to the server's root URL
 //! naming the topic), so a phone shows it with one button per option
-//! ([`publish`]). A button publishes the option's answer-link token to the
+//! ([`mod@publish`]). A button publishes the option's answer-link token to the
 //! topic's reply topic on the same ntfy server ([`reply`]), which Clarify
 //! subscribes to ([`stream`], [`replies`]): a tap answers while the phone
 //! never reaches Clarify, and Clarify needs no inbound port.

@@ -3,7 +3,7 @@
 //! for one connection; that URL is a peer's word, so its name is resolved
 //! here and only an address the network policy admits is connected to (a
 //! hostile answer cannot make Clarify reach a private network: the
-//! channels' [`websocket`](crate::channels::websocket) opens it).
+//! channels' websocket module, [`crate::channels::websocket`], opens it).
 
 use std::time::Duration;
 

@@ -6,7 +6,7 @@
 //! Each envelope is acknowledged with its `envelope_id` after its press
 //! went through the claim: an envelope never acknowledged (its claim
 //! failed, its socket dropped first) is delivered again by Slack, and a
-//! press answered already is remembered ([`super::press`]), so a press is
+//! press answered already is remembered ([`mod@super::press`]), so a press is
 //! neither lost nor answered twice. A claim still running after
 //! [`ACK_WITHIN`] is acknowledged anyway and carries on (see DESIGN.md,
 //! "Slack Socket Mode"). On `disconnect` (`warning`, `refresh_requested`)

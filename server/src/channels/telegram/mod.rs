@@ -5,7 +5,7 @@
 //! it ends. Updates come in one of two ways (issue 48 item 1): to `POST
 //! /api/v1/integrations/telegram/webhook` when the server is reachable and
 //! has a webhook secret, or fetched by the [`poll`]er (`getUpdates`) when
-//! it has none; either way [`update`] answers them alike: a button press
+//! it has none; either way [`mod@update`] answers them alike: a button press
 //! through its link, a reply to the bot's message as a one-question
 //! bundle's text.
 
