@@ -41,6 +41,10 @@ async fn metrics_count_what_happened_and_are_off_unless_asked_for() {
         ..Config::default()
     })
     .await;
+    // An agent that moved on, resumed through its webhook when answered.
+    let receiver = clarify_tests::Receiver::start().await;
+    let (_, resumed_session, resumed_agent) = server.session_resumed_by(&receiver).await;
+    let resumed = server.ask(&resumed_session, &resumed_agent, question()).await;
     let (_, session, agent) = server.session(None).await;
     let answered = server.ask(&session, &agent, question()).await;
     let declined = server
@@ -66,6 +70,7 @@ async fn metrics_count_what_happened_and_are_off_unless_asked_for() {
         .await;
     let pick = json!({"answers": [{"question_id": "q1", "selected_options": ["q1_opt1"]}]});
     assert_eq!(server.respond(&answered, &pick).await.0, 200);
+    assert_eq!(server.respond(&resumed, &pick).await.0, 200);
     assert_eq!(server.respond(&answered, &pick).await.1["claimed"], false);
     let decline = json!({"rejected": true, "reject_reason": "not now"});
     assert_eq!(server.respond(&declined, &decline).await.0, 200);
@@ -97,10 +102,10 @@ async fn metrics_count_what_happened_and_are_off_unless_asked_for() {
     );
     let text = scraped.text().await.unwrap();
     let expect = [
-        ("clarify_questions_asked_total{kind=\"question\"}", 4.0),
+        ("clarify_questions_asked_total{kind=\"question\"}", 5.0),
         (
             "clarify_questions_settled_total{outcome=\"answered\",channel=\"rest\",kind=\"question\"}",
-            1.0,
+            2.0,
         ),
         (
             "clarify_questions_settled_total{outcome=\"declined\",channel=\"rest\",kind=\"question\"}",
@@ -112,13 +117,17 @@ async fn metrics_count_what_happened_and_are_off_unless_asked_for() {
         ),
         (
             "clarify_time_to_answer_seconds_count{outcome=\"answered\"}",
+            2.0,
+        ),
+        ("clarify_claim_seconds_count", 3.0),
+        (
+            "clarify_resume_dispatches_total{target=\"webhook\",outcome=\"accepted\"}",
             1.0,
         ),
-        ("clarify_claim_seconds_count", 2.0),
         ("clarify_questions_waiting", 1.0),
         (
             "clarify_http_requests_total{route=\"/api/v1/clarification/{id}/respond\",status=\"200\"}",
-            3.0,
+            4.0,
         ),
         (
             "clarify_http_requests_total{route=\"/answer/{token}\",status=\"404\"}",

@@ -229,7 +229,9 @@ impl Resolving {
             }
             Guard::Claim(marked_at)
         };
-        if !self.resumer.dispatch(target, &payload).await {
+        let accepted = self.resumer.dispatch(target, &payload).await;
+        self.shared.measure.resumed(target, accepted);
+        if !accepted {
             // Marked as attempted, so the sweep would keep it: the restore
             // must happen here.
             self.restore_refused(pending_id, ours).await;

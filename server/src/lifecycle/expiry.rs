@@ -155,7 +155,9 @@ impl Sweeps {
             prompt: &prompt,
             response: &body.response,
         };
-        if !self.resolving.resumer.dispatch(&target, &payload).await {
+        let accepted = self.resolving.resumer.dispatch(&target, &payload).await;
+        self.shared.measure.resumed(&target, accepted);
+        if !accepted {
             tracing::warn!(pending_id, "expired, and its agent's resume target refused");
         }
     }

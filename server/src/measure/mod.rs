@@ -74,7 +74,11 @@ const HELP: &[(&str, &str)] = &[
     ),
     (
         "clarify_notices_total",
-        "Notice sends, by channel and outcome (sent, failed, given_up).",
+        "Notice sends, by channel and outcome (sent, refused, failed).",
+    ),
+    (
+        "clarify_resume_dispatches_total",
+        "Resumes dispatched to agents, by target (webhook, command) and outcome (accepted, refused).",
     ),
     (
         "clarify_notices_queued",
@@ -147,6 +151,17 @@ impl Measure {
         } else {
             "question"
         }
+    }
+
+    /// A resume dispatched to `target`, `accepted` or not.
+    pub fn resumed(&self, target: &clarify_core::api::ResumeTarget, accepted: bool) {
+        let kind = match target {
+            clarify_core::api::ResumeTarget::Webhook { .. } => "webhook",
+            clarify_core::api::ResumeTarget::Command { .. } => "command",
+        };
+        let outcome = if accepted { "accepted" } else { "refused" };
+        let labels = [("target", kind.to_owned()), ("outcome", outcome.to_owned())];
+        self.count("clarify_resume_dispatches_total", &labels);
     }
 
     /// A bundle asked.
