@@ -44,7 +44,9 @@ async fn metrics_count_what_happened_and_are_off_unless_asked_for() {
     // An agent that moved on, resumed through its webhook when answered.
     let receiver = clarify_tests::Receiver::start().await;
     let (_, resumed_session, resumed_agent) = server.session_resumed_by(&receiver).await;
-    let resumed = server.ask(&resumed_session, &resumed_agent, question()).await;
+    let resumed = server
+        .ask(&resumed_session, &resumed_agent, question())
+        .await;
     let (_, session, agent) = server.session(None).await;
     let answered = server.ask(&session, &agent, question()).await;
     let declined = server
