@@ -152,6 +152,13 @@ impl Waiters {
         }
     }
 
+    /// Agents blocked here right now (the operator's gauge): counted in
+    /// place, nothing copied, however many wait.
+    #[must_use]
+    pub fn agents_waiting(&self) -> usize {
+        self.lock().values().map(|e| e.agents).sum()
+    }
+
     /// Until when each bundle counts as attached here, as time left from now:
     /// [`GRACE`] ahead while someone waits, else [`GRACE`] after the last poll.
     #[must_use]

@@ -63,7 +63,7 @@ async fn metrics_count_what_happened_and_are_off_unless_asked_for() {
             json!([{"prompt": "Delete?", "options": [{"label": "a"}, {"label": "b"}]}]),
         )
         .await;
-    let _waiting = server
+    let waiting = server
         .ask(
             &session,
             &agent,
@@ -88,6 +88,34 @@ async fn metrics_count_what_happened_and_are_off_unless_asked_for() {
         .await
         .unwrap();
     assert_eq!(link.status(), 404);
+    // An agent blocked on its question counts while it waits.
+    let wait = server
+        .client()
+        .get(server.url(&format!("/api/v1/clarification/{waiting}/wait?timeout=30")))
+        .bearer_auth(&agent)
+        .send();
+    let blocked = tokio::spawn(wait);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let text = server
+            .client()
+            .get(server.url("/metrics"))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        if sample(&text, "clarify_agents_waiting") == Some(1.0) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no agent counted as waiting:\n{text}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    blocked.abort();
 
     let scraped = server
         .client()

@@ -167,7 +167,7 @@ impl Lifecycle {
     /// Agents blocked on an answer on this replica now.
     #[must_use]
     pub fn agents_waiting(&self) -> usize {
-        self.reading.shared.waiters.attached_for().len()
+        self.reading.shared.waiters.agents_waiting()
     }
 
     /// The database.
