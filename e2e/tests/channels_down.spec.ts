@@ -17,7 +17,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-test('a channel that is down is said above the inbox, in light and dark', async ({ page }) => {
+test('a channel that is down is said above the inbox, in light and dark, on a desktop and a phone', async ({ page }) => {
   const port = await closedPort();
   const { server, child, dir } = await startServer([
     '--telegram-bot-token', '123:test', '--telegram-chat-id', '-100',
@@ -26,7 +26,9 @@ test('a channel that is down is said above the inbox, in light and dark', async 
   try {
     // The first poll fails at once; the banner is written into the next page served.
     await expect.poll(async () => (await (await fetch(`${server.url}/healthz`)).json()).channels.telegram.down, { timeout: 10_000 }).toBe(true);
-    for (const colorScheme of ['light', 'dark'] as const) {
+    for (const [size, viewport] of [['desktop', { width: 1280, height: 800 }], ['phone', { width: 390, height: 844 }]] as const) {
+     await page.setViewportSize(viewport);
+     for (const colorScheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme });
       await page.goto(server.url);
       const banner = page.getByTestId('channels-down');
@@ -37,8 +39,9 @@ test('a channel that is down is said above the inbox, in light and dark', async 
       await expect(page.getByRole('banner')).toBeVisible();
       const { violations } = await new AxeBuilder({ page }).analyze();
       const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-      expect(bad.map((v) => `${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), colorScheme).toEqual([]);
-      await page.screenshot({ path: join(test.info().project.outputDir, 'screens', `48-channel-down-${colorScheme}.png`) });
+      expect(bad.map((v) => `${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), `${colorScheme} ${size}`).toEqual([]);
+      await page.screenshot({ path: join(test.info().project.outputDir, 'screens', `48-channel-down-${colorScheme}-${size}.png`) });
+     }
     }
   } finally {
     await stopServer(child, dir);
