@@ -8,6 +8,7 @@
 //! re-exports, so the module graph that `tests/tests/architecture.rs`
 //! checks for circles is the real one.
 
+pub mod activity;
 mod app;
 pub mod auth;
 pub mod channels;

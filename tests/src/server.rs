@@ -134,6 +134,20 @@ impl TestServer {
             .0
     }
 
+    /// A personal access token of the admin `name` (`clarify token create
+    /// --admin`): the audit and the Activity figures see every workspace.
+    pub async fn admin_token(&self, name: &str) -> String {
+        let (token, record) = clarify_server::auth::tokens::create(&self.db, name, None)
+            .await
+            .expect("create token");
+        let id = record.user_id;
+        self.db
+            .write(async |c| clarify_server::db::users::make_admin(c, &id).await)
+            .await
+            .expect("make an admin");
+        token
+    }
+
     /// Logs a browser in with `token`; returns its `Set-Cookie` header.
     ///
     /// # Panics

@@ -17,6 +17,7 @@ const OPERATIONS: &[(&str, &str)] = &[
     ("get", "/api/v1/auth/me"),
     ("get", "/api/v1/openapi.json"),
     ("get", "/api/v1/audit"),
+    ("get", "/api/v1/activity"),
     ("post", "/api/v1/workspaces"),
     ("get", "/api/v1/workspaces"),
     ("get", "/api/v1/workspaces/{id}/notify"),

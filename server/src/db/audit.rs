@@ -31,31 +31,16 @@ pub async fn page(
     db: impl AnyExecutor<'_>,
     query: &AuditQuery<'_>,
 ) -> sqlx::Result<(Vec<PendingKey>, bool)> {
-    let visible = if query.user.is_some() {
-        super::visibility::visible_task("t", "$1")
-    } else {
-        "$1 = $1".to_owned()
-    };
+    let visible = visible_to(query.user);
     let after = if query.after.is_some() {
         "m.created_at >= $4 AND (m.created_at > $4 OR m.pending_id > $5)"
     } else {
         "($4 = $4 AND $5 = $5)"
     };
-    // A bundle is walked through its first question's row, as the pending
-    // list walks it (db/pending.rs), so each is one row.
     let sql = format!(
-        "SELECT m.pending_id, t.id AS task_id, m.created_at \
-         FROM task_session_messages m \
-         JOIN task_sessions s ON s.id = m.task_session_id \
-         JOIN tasks t ON t.id = CASE WHEN m.task_id <> '' THEN m.task_id ELSE s.task_id END \
-         WHERE m.type = '{CLARIFICATION_REQUEST}' \
-         AND m.created_at >= $2 AND m.created_at < $3 AND {visible} AND {after} \
-         AND NOT EXISTS (SELECT 1 FROM task_session_messages r WHERE r.pending_id = m.pending_id \
-             AND r.type = '{CLARIFICATION_REQUEST}' \
-             AND (r.created_at < m.created_at OR (r.created_at = m.created_at AND r.id < m.id))) \
-         AND NOT EXISTS (SELECT 1 FROM task_session_messages q WHERE q.pending_id = m.pending_id \
-             AND q.type = '{CLARIFICATION_REQUEST}' AND q.clarification_question_id = '') \
-         ORDER BY m.created_at, m.pending_id LIMIT $6"
+        "SELECT m.pending_id, t.id AS task_id, m.created_at {} \
+         ORDER BY m.created_at, m.pending_id LIMIT $6",
+        asked_in_span(&visible, after)
     );
     let mut rows: Vec<PendingKey> = sqlx::query_as(super::sql(sql))
         .bind(query.user.unwrap_or_default())
@@ -69,4 +54,35 @@ pub async fn page(
     let more = rows.len() > usize::try_from(query.limit).unwrap_or_default();
     rows.truncate(usize::try_from(query.limit).unwrap_or_default());
     Ok((rows, more))
+}
+
+/// `FROM … WHERE …` of every bundle asked in `[$2, $3)` and `visible`
+/// (which reads the user as `$1`), one row each, as `m` (its first
+/// question's message), `s` (its session) and `t` (its task, resolved per
+/// M5), further narrowed by `more`. A bundle is walked through its first
+/// question's row, as the pending list walks it (db/pending.rs), so each
+/// is one row; the audit export and the Activity page count the same.
+pub(super) fn asked_in_span(visible: &str, more: &str) -> String {
+    format!(
+        "FROM task_session_messages m \
+         JOIN task_sessions s ON s.id = m.task_session_id \
+         JOIN tasks t ON t.id = CASE WHEN m.task_id <> '' THEN m.task_id ELSE s.task_id END \
+         WHERE m.type = '{CLARIFICATION_REQUEST}' \
+         AND m.created_at >= $2 AND m.created_at < $3 AND {visible} AND {more} \
+         AND NOT EXISTS (SELECT 1 FROM task_session_messages r WHERE r.pending_id = m.pending_id \
+             AND r.type = '{CLARIFICATION_REQUEST}' \
+             AND (r.created_at < m.created_at OR (r.created_at = m.created_at AND r.id < m.id))) \
+         AND NOT EXISTS (SELECT 1 FROM task_session_messages q WHERE q.pending_id = m.pending_id \
+             AND q.type = '{CLARIFICATION_REQUEST}' AND q.clarification_question_id = '')"
+    )
+}
+
+/// The visibility (L1c) of task `t` to the user bound as `$1`, or, for
+/// `None` (auth off, or an admin), every task (`$1` still bound).
+pub(super) fn visible_to(user: Option<&str>) -> String {
+    if user.is_some() {
+        super::visibility::visible_task("t", "$1")
+    } else {
+        "$1 = $1".to_owned()
+    }
 }

@@ -66,6 +66,20 @@ impl Backend {
         }
     }
 
+    /// SQL for the text at `object.key` of `alias`'s metadata, `''` when
+    /// absent — fixed names of this crate, never user input.
+    #[must_use]
+    pub fn metadata_text(self, alias: &str, object: &'static str, key: &'static str) -> String {
+        match self {
+            Self::Sqlite => {
+                format!("coalesce(json_extract({alias}.metadata, '$.{object}.{key}'), '')")
+            }
+            Self::Postgres => {
+                format!("coalesce({alias}.metadata::jsonb -> '{object}' ->> '{key}', '')")
+            }
+        }
+    }
+
     /// SQL for the `metadata` column without `keys` — fixed names of this
     /// crate, never user input.
     #[must_use]

@@ -5,6 +5,7 @@
 //! One schema and one set of queries serve SQLite and PostgreSQL through
 //! sqlx's `Any` driver; what differs between them lives in [`dialect`].
 
+pub mod activity;
 pub mod answer_links;
 pub mod attempts;
 pub mod audit;

@@ -154,17 +154,12 @@ fn render(page: &LinkPage, token: &str) -> String {
 }
 
 fn document(title: &str, body: &str) -> String {
-    let stylesheet = crate::web_assets::STYLESHEET;
-    format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <meta name=\"color-scheme\" content=\"light dark\">\
-         <title>{} · Clarify</title><link rel=\"stylesheet\" href=\"{}\"></head>\
-         <body><header><h1>Clarify</h1></header>\
-         <main><section class=\"overlay link-page\" aria-label=\"Answer link\">{body}</section>\
-         </main></body></html>",
-        text(title),
-        attr(stylesheet),
+    super::page::document(
+        super::page::Heading::Plain,
+        title,
+        "Answer link",
+        "overlay link-page",
+        body,
     )
 }
 

@@ -5,18 +5,20 @@
 //! (A1-A3); an admin (`clarify token create --admin`) sees every
 //! workspace. Agents read no audit.
 
+use axum::Extension;
 use axum::extract::State;
 use axum::http::header::{CONTENT_TYPE, HeaderName};
 use axum::response::{IntoResponse, Response};
 use clarify_core::{Cursor, ErrorBody, PendingId};
 use serde::Deserialize;
 
+use super::activity::TeamReads;
 use super::audit_row::{jsonl, row};
 use super::error::{Error, Result};
 use super::extract::Query;
 use crate::auth::Caller;
 use crate::clock::parse_rfc3339;
-use crate::db::{audit, users};
+use crate::db::audit;
 use crate::lifecycle as domain;
 use crate::state::AppState;
 
@@ -55,10 +57,12 @@ pub struct AuditQuery {
         (status = 400, description = "A `since`, `until`, `format`, `limit` or `cursor` that is not one", body = ErrorBody),
         (status = 401, description = "No credential, under --auth", body = ErrorBody),
         (status = 403, description = "An agent's token", body = ErrorBody),
+        (status = 429, description = "Too many team-wide reads at once", body = ErrorBody),
     )
 )]
 pub async fn export(
     State(state): State<AppState>,
+    Extension(reads): Extension<TeamReads>,
     caller: Caller,
     Query(query): Query<AuditQuery>,
 ) -> Result<Response> {
@@ -78,22 +82,10 @@ pub async fn export(
         None | Some("") => None,
         Some(text) => Some(Cursor::decode(text).map_err(|e| Error::BadRequest(e.to_string()))?),
     };
-    // The reader: a user under their visibility, unless an admin; the
-    // bundles are then read as the unscoped operator would.
-    let (user, reader) = match &caller {
-        Caller::Unscoped => (None, Caller::Unscoped),
-        Caller::User(id) => {
-            let admin = users::is_admin(state.db().pool(), id.as_str())
-                .await
-                .map_err(domain::Error::from)?;
-            if admin {
-                (None, Caller::Unscoped)
-            } else {
-                (Some(id.as_str().to_owned()), caller.clone())
-            }
-        }
-        Caller::Agent(_) => return Err(Error::Forbidden("an agent's token reads no audit")),
-    };
+    let (user, reader) =
+        super::admin::reader(&state, &caller, "an agent's token reads no audit").await?;
+    // Up to a page of bundle reads: held as a team-wide read.
+    let _place = reads.take(&caller)?;
     let walk = audit::AuditQuery {
         user: user.as_deref(),
         since,

@@ -1,6 +1,10 @@
 //! The REST API under `/api/v1` (DESIGN.md "Contract"), and its OpenAPI
 //! document, made from the same route table.
 
+pub mod activity;
+mod activity_chart;
+mod activity_page;
+mod admin;
 pub mod answer_link;
 pub mod audit;
 mod audit_csv;
@@ -16,6 +20,7 @@ mod management;
 pub mod measured;
 pub mod metrics;
 mod openapi;
+mod page;
 mod pending;
 mod pending_stream;
 pub mod route;
@@ -35,12 +40,16 @@ use utoipa_axum::routes;
 use crate::state::AppState;
 
 /// Every `/api/v1` route (full paths): the protected ones behind the
-/// identity layer; login, "who am I" and the OpenAPI document open.
+/// identity layer; login, "who am I" and the OpenAPI document open; and
+/// the Activity page.
 pub fn routes(state: &AppState) -> Router<AppState> {
     let (router, api) = OpenApiRouter::new()
         .nest("/api/v1", api(state))
         .split_for_parts();
-    router.merge(openapi::route(api, state.config.auth))
+    router
+        .merge(openapi::route(api, state.config.auth))
+        .merge(activity_page::routes())
+        .layer(axum::Extension(activity::TeamReads::default()))
 }
 
 /// The route table; each handler's `#[utoipa::path]` gives both its route
@@ -75,6 +84,7 @@ fn protected() -> OpenApiRouter<AppState> {
         ))
         .routes(routes!(management::tasks::get_task))
         .routes(routes!(audit::export))
+        .routes(routes!(activity::figures))
         .routes(routes!(
             management::notify::get_notify,
             management::notify::set_notify
