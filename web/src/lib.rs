@@ -110,6 +110,8 @@ pub fn App() -> impl IntoView {
     view! {
         <header>
             <h1><a href="/">"Clarify"</a></h1>
+            // A page the server writes (issue 49 item 2): a plain link.
+            <a href="/activity">"Activity"</a>
             {move || match identity.get() {
                 Identity::Ready { user: Some(name) } => {
                     view! {

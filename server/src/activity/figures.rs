@@ -85,7 +85,7 @@ pub fn figures(rows: &[Asked], now: i64, days: u32) -> Figures {
         };
         *slot += 1;
         tasks.add(&row.task_id, &row.task_title);
-        agents.add(&row.session_id, &row.session_description);
+        agents.add(&row.session_id, &agent_name(row));
         if let Some(seconds) = answered_after(row) {
             answered += 1;
             waits[day].push(seconds);
@@ -116,6 +116,23 @@ pub fn figures(rows: &[Asked], now: i64, days: u32) -> Figures {
         people: people.top(),
         tasks: tasks.top(),
         agents: agents.top(),
+    }
+}
+
+/// An agent as a person tells it apart: what its session says it is, else
+/// its task's title and the end of its session's id (a UUIDv7's start is
+/// its time, alike for sessions begun together).
+fn agent_name(row: &Asked) -> String {
+    if row.session_description.trim().is_empty() {
+        let id = &row.session_id;
+        let end = id.len().saturating_sub(6);
+        format!(
+            "{}, session …{}",
+            row.task_title,
+            id.get(end..).unwrap_or(id)
+        )
+    } else {
+        row.session_description.clone()
     }
 }
 

@@ -144,7 +144,7 @@ fn render(a: &Activity) -> String {
         "Agent",
         "Asked",
         &a.agents,
-        agent,
+        |c| c.name.clone(),
     );
     waiting(&mut body, a);
     document(Heading::Home, "Activity", "Activity", "activity", &body)
@@ -152,8 +152,8 @@ fn render(a: &Activity) -> String {
 
 fn per_day(body: &mut String, days: &[Day]) {
     let (first, last) = (
-        days.first().map_or("", |d| d.day.as_str()),
-        days.last().map_or("", |d| d.day.as_str()),
+        days.first().map_or_else(String::new, |d| short(&d.day)),
+        days.last().map_or_else(String::new, |d| short(&d.day)),
     );
     let axis = format!(
         "<p class=\"axis\" aria-hidden=\"true\"><span>{first}</span><span>{last}</span></p>"
@@ -168,23 +168,39 @@ fn per_day(body: &mut String, days: &[Day]) {
         time_to_answer(days),
     );
     body.push_str(
-        "<table data-testid=\"per-day\"><caption>Each day: questions asked, answered, and time \
-         to answer</caption><thead><tr><th scope=\"col\">Day</th><th scope=\"col\">Asked</th>\
-         <th scope=\"col\">Answered</th><th scope=\"col\">Median</th><th scope=\"col\">90th \
-         percentile</th></tr></thead><tbody>",
+        "<table data-testid=\"per-day\"><caption>Each day (UTC): questions asked, answered, and \
+         the median and 90th percentile of time to answer</caption><thead><tr>\
+         <th scope=\"col\">Day</th><th scope=\"col\">Asked</th><th scope=\"col\">Answered</th>\
+         <th scope=\"col\">Median</th><th scope=\"col\">p90</th></tr></thead><tbody>",
     );
-    for day in days {
+    // A run of days with nothing asked is one row, so the numbers read
+    // as quickly as the chart does.
+    let mut i = 0;
+    while i < days.len() {
+        let day = &days[i];
+        let quiet = days[i..].iter().take_while(|d| d.asked == 0).count();
+        let label = if quiet > 1 {
+            format!("{} to {}", short(&day.day), short(&days[i + quiet - 1].day))
+        } else {
+            short(&day.day)
+        };
         let _ = write!(
             body,
-            "<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            day.day,
+            "<tr><th scope=\"row\">{label}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             day.asked,
             day.answered,
             day.median_seconds.map_or_else(|| "–".to_owned(), duration),
             day.p90_seconds.map_or_else(|| "–".to_owned(), duration),
         );
+        i += quiet.max(1);
     }
     body.push_str("</tbody></table>");
+}
+
+/// `2026-12-06` as `Dec 6`.
+fn short(day: &str) -> String {
+    chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d")
+        .map_or_else(|_| day.to_owned(), |d| d.format("%b %-d").to_string())
 }
 
 /// A ranked list as a table, a bar in each row beside its number.
@@ -196,7 +212,12 @@ fn ranked(
     rows: &[Count],
     name: impl Fn(&Count) -> String,
 ) {
-    let _ = write!(body, "<h3>{title}</h3>");
+    let id: String = title
+        .to_ascii_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let _ = write!(body, "<h3 id=\"{id}\">{title}</h3>");
     if rows.is_empty() {
         body.push_str("<p class=\"hint\">None in these days.</p>");
         return;
@@ -204,7 +225,7 @@ fn ranked(
     let most = rows.first().map_or(1, |c| c.count);
     let _ = write!(
         body,
-        "<table class=\"ranked\"><thead><tr><th scope=\"col\">{what}</th>\
+        "<table class=\"ranked\" aria-labelledby=\"{id}\"><thead><tr><th scope=\"col\">{what}</th>\
          <th scope=\"col\">{counted}</th><th scope=\"col\"><span class=\"visually-hidden\">Share\
          </span></th></tr></thead><tbody>"
     );
@@ -227,23 +248,14 @@ fn channel(count: &Count) -> String {
     }
 }
 
-/// An agent by what its session says it is, else by its session's id.
-fn agent(count: &Count) -> String {
-    if count.name.trim().is_empty() {
-        format!("session {}", count.id)
-    } else {
-        count.name.clone()
-    }
-}
-
 fn waiting(body: &mut String, a: &Activity) {
-    body.push_str("<h3>Waiting longest</h3>");
+    body.push_str("<h3 id=\"waiting-longest\">Waiting longest</h3>");
     if a.waiting.is_empty() {
         body.push_str("<p class=\"hint\">Nothing is waiting.</p>");
         return;
     }
     body.push_str(
-        "<table data-testid=\"waiting\"><thead><tr><th scope=\"col\">Question</th>\
+        "<table data-testid=\"waiting\" aria-labelledby=\"waiting-longest\"><thead><tr><th scope=\"col\">Question</th>\
          <th scope=\"col\">For</th><th scope=\"col\">Waiting</th></tr></thead><tbody>",
     );
     for w in &a.waiting {
