@@ -131,8 +131,16 @@ pub async fn serve(
             .unwrap_or(crate::serve::HEADER_TIMEOUT),
         body_timeout: config.body_timeout.unwrap_or(crate::serve::BODY_TIMEOUT),
     };
+    let admission = crate::serve::Admission::new(limits.cap);
+    let held = admission.clone();
+    #[allow(clippy::cast_precision_loss)] // connections far below 2^52
+    state.measure.probe(
+        "clarify_connections_held",
+        Vec::new(),
+        Box::new(move || Some(held.held() as f64)),
+    );
     let streams = state.shutdown.clone();
-    crate::serve::run(listener, app(state), limits, streams, shutdown).await
+    crate::serve::run(listener, app(state), (limits, admission), streams, shutdown).await
 }
 
 /// What an unknown path answers: a person's browser (a GET that accepts

@@ -191,7 +191,7 @@ impl AppState {
         let shutdown = tokio_util::sync::CancellationToken::new();
         let waiters = Waiters::default();
         let here = Events::default();
-        let cluster = Cluster::join(&db, &waiters, &here, &shutdown).await?;
+        let cluster = Cluster::join(&db, &waiters, &here, &measure, &shutdown).await?;
         let events = here.relayed_to(cluster.outbound());
         let shared = db.backend().shared();
         let lifecycle = Lifecycle::new(

@@ -42,6 +42,8 @@ struct Entry {
     agent_seen: Option<Instant>,
     /// When anyone last used this entry (for forgetting it).
     last_used: Instant,
+    /// When it was last woken (the operator's wake latency).
+    woken_at: Option<Instant>,
     wake: watch::Sender<Wake>,
 }
 
@@ -72,6 +74,16 @@ pub struct Waiting {
 }
 
 impl Waiting {
+    /// How long ago this bundle's waiters were last woken, if ever.
+    #[must_use]
+    pub fn woken_for(&self) -> Option<Duration> {
+        self.waiters
+            .lock()
+            .get(&self.pending_id)
+            .and_then(|e| e.woken_at)
+            .map(|at| at.elapsed())
+    }
+
     /// Whether this is the asking agent (whose read collects an answer
     /// kept for it), not an observer.
     #[must_use]
@@ -139,7 +151,8 @@ impl Waiters {
 
     /// Wakes every waiter on `pending_id`.
     pub fn wake(&self, pending_id: &str, wake: Wake) {
-        if let Some(entry) = self.lock().get(pending_id) {
+        if let Some(entry) = self.lock().get_mut(pending_id) {
+            entry.woken_at = Some(Instant::now());
             entry.wake.send_replace(wake);
         }
     }
@@ -213,6 +226,7 @@ fn entry<'a>(entries: &'a mut HashMap<String, Entry>, pending_id: &str) -> &'a m
             observers: 0,
             agent_seen: None,
             last_used: Instant::now(),
+            woken_at: None,
             wake: watch::channel(Wake::Nothing).0,
         })
 }

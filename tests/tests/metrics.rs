@@ -268,3 +268,60 @@ async fn metrics_listen_serves_them_on_a_port_of_its_own() {
     let _ = child.wait();
     let _ = std::fs::remove_dir_all(dir);
 }
+
+async fn scrape(server: &TestServer) -> String {
+    let response = server.client().get(server.url("/metrics")).send().await;
+    response.unwrap().text().await.unwrap()
+}
+
+/// Issue 49 item 1: an agent blocked on `/wait` and woken by the answer
+/// is one wake in `clarify_wake_seconds`; the connections held and the MCP
+/// sessions open are read where they live at the scrape, an ended session
+/// no longer counted.
+#[tokio::test]
+async fn wakes_connections_and_mcp_sessions_are_measured() {
+    let server = TestServer::start_with(Config {
+        metrics: true,
+        ..Config::default()
+    })
+    .await;
+    let (_, session, agent) = server.session(None).await;
+    let pending = server.ask(&session, &agent, question()).await;
+    let wait = server
+        .client()
+        .get(server.url(&format!("/api/v1/clarification/{pending}/wait?timeout=30")))
+        .bearer_auth(&agent)
+        .send();
+    let blocked = tokio::spawn(wait);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while sample(&scrape(&server).await, "clarify_agents_waiting") != Some(1.0) {
+        assert!(std::time::Instant::now() < deadline, "never blocked");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let held = sample(&scrape(&server).await, "clarify_connections_held").unwrap();
+    assert!(held >= 2.0, "the blocked wait and the scrape: {held}");
+    let pick = json!({"answers": [{"question_id": "q1", "selected_options": ["q1_opt1"]}]});
+    assert_eq!(server.respond(&pending, &pick).await.0, 200);
+    assert_eq!(blocked.await.unwrap().unwrap().status(), 200);
+    let text = scrape(&server).await;
+    assert_eq!(
+        sample(&text, "clarify_wake_seconds_count"),
+        Some(1.0),
+        "{text}"
+    );
+    let woke = sample(&text, "clarify_wake_seconds_sum").unwrap();
+    assert!((0.0..5.0).contains(&woke), "{woke}");
+
+    let gauge = "clarify_mcp_sessions{surface=\"mcp\"}";
+    let client = clarify_tests::mcp::connect(&server, "/mcp", None).await;
+    assert_eq!(sample(&scrape(&server).await, gauge), Some(1.0));
+    client.cancel().await.unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while sample(&scrape(&server).await, gauge) != Some(0.0) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "an ended session still counted"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}

@@ -515,7 +515,8 @@ async fn a_batch_of_relayed_messages_keeps_its_order_and_announces_each() {
             replicas::received(server.db().pool(), id)
                 .await
                 .unwrap()
-                .unwrap(),
+                .unwrap()
+                .0,
         );
     }
     assert_eq!(read, payloads, "announced and stored in order");
@@ -620,4 +621,49 @@ async fn a_killed_telegram_poller_is_taken_over_and_a_queued_press_answered_once
         assert_eq!(log["attempts"].as_array().unwrap().len(), 1, "{log}");
     }
     other.stop().await;
+}
+
+/// Issue 49 item 1: an answer given through one replica wakes the agent
+/// blocked on the other, whose figures count the relayed message's lag
+/// and the wake.
+#[tokio::test]
+#[ignore = "needs PostgreSQL"]
+async fn the_relay_lag_and_the_wake_are_measured_where_the_agent_waits() {
+    let (first, second) = two_replicas(Config {
+        metrics: true,
+        ..Config::default()
+    })
+    .await;
+    let (_, session, token) = first.session(None).await;
+    let pending = first.ask(&session, &token, question("relayed?")).await;
+    let wait = first
+        .client()
+        .get(first.url(&format!("/api/v1/clarification/{pending}/wait?timeout=30")))
+        .bearer_auth(&token)
+        .send();
+    let blocked = tokio::spawn(wait);
+    until_agent_waiting(&second, &pending).await;
+    let answer = json!({"answers": [{"question_id": "q1", "selected_options": ["q1_opt1"]}]});
+    assert_eq!(second.respond(&pending, &answer).await.0, 200);
+    let waited = tokio::time::timeout(PROMPTLY, blocked).await.unwrap();
+    assert_eq!(waited.unwrap().unwrap().status(), 200);
+    let text = first
+        .client()
+        .get(first.url("/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let count = |series: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(series)?.trim().parse::<f64>().ok())
+    };
+    assert!(
+        count("clarify_relay_lag_seconds_count").unwrap_or(0.0) >= 1.0,
+        "{text}"
+    );
+    assert_eq!(count("clarify_wake_seconds_count"), Some(1.0), "{text}");
+    stop(first, second).await;
 }

@@ -102,6 +102,7 @@ impl Cluster {
         db: &Db,
         waiters: &Waiters,
         events: &Events,
+        measure: &crate::measure::Measure,
         shutdown: &CancellationToken,
     ) -> sqlx::Result<Self> {
         if !db.backend().shared() {
@@ -114,8 +115,7 @@ impl Cluster {
             listener,
             db.clone(),
             replica.clone(),
-            waiters.clone(),
-            events.clone(),
+            (waiters.clone(), events.clone(), measure.clone()),
             shutdown.clone(),
         ));
         tokio::spawn(relay::send(db.clone(), replica, queue));

@@ -13,6 +13,7 @@ use super::Relayed;
 use crate::clock::now_micros;
 use crate::db::{Db, replicas};
 use crate::events::Events;
+use crate::measure::Measure;
 use crate::waiters::Waiters;
 
 /// A listener on the replicas' channel.
@@ -59,8 +60,7 @@ pub(super) async fn receive(
     mut listener: PgListener,
     db: Db,
     replica: Arc<str>,
-    waiters: Waiters,
-    events: Events,
+    (waiters, events, measure): (Waiters, Events, Measure),
     shutdown: CancellationToken,
 ) {
     loop {
@@ -77,7 +77,7 @@ pub(super) async fn receive(
                     continue;
                 }
                 let Ok(id) = id.parse::<i64>() else { continue };
-                apply(&db, id, &waiters, &events).await;
+                apply(&db, id, &waiters, &events, &measure).await;
             }
             Ok(None) => {
                 // The connection dropped and the next call reconnects:
@@ -98,9 +98,18 @@ pub(super) async fn receive(
     }
 }
 
-async fn apply(db: &Db, id: i64, waiters: &Waiters, events: &Events) {
+async fn apply(db: &Db, id: i64, waiters: &Waiters, events: &Events, measure: &Measure) {
     let payload = match replicas::received(db.pool(), id).await {
-        Ok(Some(payload)) => payload,
+        Ok(Some((payload, sent_at))) => {
+            // By two clocks: a skew between the replicas' hosts shows here.
+            let lag = u64::try_from(now_micros() - sent_at).unwrap_or(0);
+            measure.observe(
+                "clarify_relay_lag_seconds",
+                &[],
+                std::time::Duration::from_micros(lag),
+            );
+            payload
+        }
         Ok(None) => return,
         Err(error) => {
             tracing::warn!(%error, id, "could not read a relayed message");

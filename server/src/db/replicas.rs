@@ -134,17 +134,16 @@ pub async fn send_many(
     Ok(())
 }
 
-/// The payload of message `id`, `None` once it has been forgotten.
+/// The payload of message `id` and when it was sent (microseconds, by the
+/// sender's clock), `None` once it has been forgotten.
 ///
 /// # Errors
 /// Database errors.
-pub async fn received(db: impl AnyExecutor<'_>, id: i64) -> sqlx::Result<Option<String>> {
-    let row: Option<(String,)> =
-        sqlx::query_as("SELECT payload FROM replica_messages WHERE id = $1")
-            .bind(id)
-            .fetch_optional(db)
-            .await?;
-    Ok(row.map(|(payload,)| payload))
+pub async fn received(db: impl AnyExecutor<'_>, id: i64) -> sqlx::Result<Option<(String, i64)>> {
+    sqlx::query_as("SELECT payload, created_at FROM replica_messages WHERE id = $1")
+        .bind(id)
+        .fetch_optional(db)
+        .await
 }
 
 /// The stored MCP session `id` (its `initialize` parameters, as JSON).

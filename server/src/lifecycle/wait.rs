@@ -102,13 +102,26 @@ impl Reading {
         let pending_id = pending_id.as_str();
         let deadline = tokio::time::Instant::now() + timeout;
         let mut seen = Seen::default();
+        let mut woken = false;
         loop {
             match Box::pin(self.look(pending_id, waiting, &mut seen)).await? {
-                Step::Done(outcome) => return Ok(outcome),
+                Step::Done(outcome) => {
+                    // The operator's wake latency: from the first wake of
+                    // an answer to this wait holding it.
+                    if let (true, WaitOutcome::Resolved(_), Some(since)) =
+                        (woken, &outcome, waiting.woken_for())
+                    {
+                        self.shared
+                            .measure
+                            .observe("clarify_wake_seconds", &[], since);
+                    }
+                    return Ok(outcome);
+                }
                 Step::LookAgain => {}
                 Step::Sleep => tokio::select! {
                     changed = waiting.wake.changed() => {
                         if changed.is_err() { return Ok(WaitOutcome::TimedOut); }
+                        woken = true;
                     }
                     () = tokio::time::sleep_until(deadline) => return Ok(WaitOutcome::TimedOut),
                     () = self.shutdown.cancelled() => return Ok(WaitOutcome::ShuttingDown),

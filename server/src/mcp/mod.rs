@@ -52,6 +52,14 @@ pub fn routes(state: &AppState) -> Router<AppState> {
             .with_cancellation_token(state.shutdown.child_token())
     };
     let sessions: binding::Sessions = Arc::new(LocalSessionManager::default());
+    let open = sessions.clone();
+    #[allow(clippy::cast_precision_loss)] // sessions far below 2^52
+    state.measure.probe(
+        "clarify_mcp_sessions",
+        vec![("surface", "mcp".to_owned())],
+        // Never waits: a scrape during a change keeps the last count.
+        Box::new(move || open.sessions.try_read().ok().map(|s| s.len() as f64)),
+    );
     let external = {
         let state = state.clone();
         let mut config = config();

@@ -7,6 +7,8 @@
 //! figures, and nothing is recorded where nobody scrapes. Names follow
 //! Prometheus's conventions (`_total`, `_seconds`).
 
+mod probe;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,9 +25,11 @@ const SECONDS: [f64; 16] = [
 static METADATA: Metadata<'static> =
     Metadata::new(module_path!(), metrics::Level::INFO, Some(module_path!()));
 
+pub use probe::Read;
+
 /// One server's figures; cheap to clone.
 #[derive(Clone)]
-pub struct Measure(Arc<PrometheusRecorder>);
+pub struct Measure(Arc<PrometheusRecorder>, probe::Probes);
 
 impl std::fmt::Debug for Measure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -42,7 +46,7 @@ impl Default for Measure {
         for (name, help) in HELP {
             recorder.describe_counter((*name).into(), None, (*help).into());
         }
-        Self(Arc::new(recorder))
+        Self(Arc::new(recorder), probe::Probes::default())
     }
 }
 
@@ -93,6 +97,22 @@ const HELP: &[(&str, &str)] = &[
         "Whether each channel's connection out is up (1) or not (0).",
     ),
     (
+        "clarify_wake_seconds",
+        "From a bundle's answer to its blocked agent's wait waking on this replica.",
+    ),
+    (
+        "clarify_relay_lag_seconds",
+        "From a replica relaying a message (a wake, an event) to this one applying it (PostgreSQL).",
+    ),
+    (
+        "clarify_connections_held",
+        "TCP connections this server holds now.",
+    ),
+    (
+        "clarify_mcp_sessions",
+        "MCP sessions open on this replica now.",
+    ),
+    (
         "clarify_http_requests_total",
         "HTTP requests, by route and status.",
     ),
@@ -137,9 +157,17 @@ impl Measure {
             .set(value);
     }
 
-    /// The exposition, as `GET /metrics` answers it.
+    /// Gauge `name` with `labels`, read by `read` at each scrape.
+    pub fn probe(&self, name: &'static str, labels: Vec<(&'static str, String)>, read: Read) {
+        self.1.add(name, labels, read);
+    }
+
+    /// The exposition, as `GET /metrics` answers it, the probes read now.
     #[must_use]
     pub fn render(&self) -> String {
+        for (name, labels, value) in self.1.read() {
+            self.set(name, &labels, value);
+        }
         self.0.handle().render()
     }
 

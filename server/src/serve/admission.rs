@@ -65,6 +65,11 @@ impl Admission {
         }
     }
 
+    /// Connections held now (the operator's gauge).
+    pub(crate) fn held(&self) -> usize {
+        self.lock().taken
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }

@@ -24,7 +24,8 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt as _;
 
-use admission::{Admission, Admitted};
+pub(crate) use admission::Admission;
+use admission::Admitted;
 
 /// How long a client has to send a request's headers, from the moment the
 /// server waits for them.
@@ -73,22 +74,22 @@ pub fn connection_cap(files: u64) -> usize {
     usize::try_from(cap).unwrap_or(usize::MAX).max(1)
 }
 
-/// Serves `router` on `listener`, within `limits`, until
+/// Serves `router` on `listener`, within `limits`, letting connections in
+/// through `admission` (made with `limits.cap`: its count is a gauge), until
 /// `shutdown`; then stops accepting, cancels `streams` (long-lived streams
 /// would hold shutdown open forever) and lets requests in flight finish.
 ///
 /// # Errors
 /// None yet: accept errors are logged and waited out, as hyper's server
 /// did (a full file table empties as connections close).
-pub async fn run(
+pub(crate) async fn run(
     listener: TcpListener,
     router: Router,
-    limits: Limits,
+    (limits, admission): (Limits, Admission),
     streams: CancellationToken,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
     backlog::deepen(&listener);
-    let admission = Admission::new(limits.cap);
     let stopping = CancellationToken::new();
     // Each connection's task holds a sender: when all are gone, all ended.
     let (alive, mut ended) = mpsc::channel::<()>(1);
