@@ -427,3 +427,44 @@ async fn one_sessions_publish_read_is_bounded_by_open_questions_elsewhere() {
     assert_index_searched(&steps, "task_session_messages_open_by_session");
     server.stop().await;
 }
+
+/// Issue 49 items 2 and 5: the Activity page's read and the audit
+/// export's walk search the bundles asked in their span by an index
+/// (migration 0026's), never walking the whole history — not even through
+/// an index of every bundle: a long-lived server's page costs its span,
+/// not its years.
+#[tokio::test]
+async fn the_activity_read_walks_only_its_span() {
+    let server = TestServer::start().await;
+    let backend = server.db().backend();
+    for scoped in [false, true] {
+        let sql = clarify_server::db::activity::asked_since_sql(backend, scoped);
+        let params = [Param::Text, Param::Int, Param::Int, Param::Int];
+        assert_span_searched(&plan(&server, &sql, &params).await);
+        for after in [false, true] {
+            let sql = clarify_server::db::audit::page_sql(scoped, after);
+            let params = [
+                Param::Text,
+                Param::Int,
+                Param::Int,
+                Param::Int,
+                Param::Text,
+                Param::Int,
+            ];
+            assert_span_searched(&plan(&server, &sql, &params).await);
+        }
+    }
+    server.stop().await;
+}
+
+fn assert_span_searched(plan: &[String]) {
+    assert_no_history_scan(plan);
+    let walked = plan
+        .iter()
+        .any(|step| step.trim_start().starts_with("SCAN m USING"));
+    let searched = plan.iter().any(|step| {
+        step.contains("task_session_messages_asked")
+            && (step.trim_start().starts_with("SEARCH") || step.contains("Index"))
+    });
+    assert!(!walked && searched, "not searched by its span:\n{plan:#?}");
+}

@@ -53,15 +53,7 @@ pub async fn asked_since(
     since: i64,
     cap: i64,
 ) -> sqlx::Result<Vec<Asked>> {
-    let sql = format!(
-        "SELECT m.created_at, m.updated_at, m.clarification_status AS status, \
-         {} AS by_user, {} AS by_channel, t.id AS task_id, t.title AS task_title, \
-         s.id AS session_id, s.description AS session_description {} \
-         ORDER BY m.created_at DESC, m.pending_id DESC LIMIT $4",
-        backend.metadata_text("m", "answered_by", "user"),
-        backend.metadata_text("m", "answered_by", "channel"),
-        asked_in_span(&visible_to(user), "TRUE"),
-    );
+    let sql = asked_since_sql(backend, user.is_some());
     sqlx::query_as(super::sql(sql))
         .bind(user.unwrap_or_default())
         .bind(since)
@@ -69,4 +61,20 @@ pub async fn asked_since(
         .bind(cap)
         .fetch_all(db)
         .await
+}
+
+/// The read of [`asked_since`] (for its plan to be checked): `$1` the
+/// user (read only when `scoped`), `$2` since, `$3` until, `$4` the cap.
+#[must_use]
+pub fn asked_since_sql(backend: Backend, scoped: bool) -> String {
+    let user = if scoped { Some("") } else { None };
+    format!(
+        "SELECT m.created_at, m.updated_at, m.clarification_status AS status, \
+         {} AS by_user, {} AS by_channel, t.id AS task_id, t.title AS task_title, \
+         s.id AS session_id, s.description AS session_description {} \
+         ORDER BY m.created_at DESC, m.pending_id DESC LIMIT $4",
+        backend.metadata_text("m", "answered_by", "user"),
+        backend.metadata_text("m", "answered_by", "channel"),
+        asked_in_span(&visible_to(user), "TRUE"),
+    )
 }

@@ -31,17 +31,7 @@ pub async fn page(
     db: impl AnyExecutor<'_>,
     query: &AuditQuery<'_>,
 ) -> sqlx::Result<(Vec<PendingKey>, bool)> {
-    let visible = visible_to(query.user);
-    let after = if query.after.is_some() {
-        "m.created_at >= $4 AND (m.created_at > $4 OR m.pending_id > $5)"
-    } else {
-        "($4 = $4 AND $5 = $5)"
-    };
-    let sql = format!(
-        "SELECT m.pending_id, t.id AS task_id, m.created_at {} \
-         ORDER BY m.created_at, m.pending_id LIMIT $6",
-        asked_in_span(&visible, after)
-    );
+    let sql = page_sql(query.user.is_some(), query.after.is_some());
     let mut rows: Vec<PendingKey> = sqlx::query_as(super::sql(sql))
         .bind(query.user.unwrap_or_default())
         .bind(query.since)
@@ -54,6 +44,24 @@ pub async fn page(
     let more = rows.len() > usize::try_from(query.limit).unwrap_or_default();
     rows.truncate(usize::try_from(query.limit).unwrap_or_default());
     Ok((rows, more))
+}
+
+/// The read of [`page`] (for its plan to be checked): `$1` the user (read
+/// only when `scoped`), `$2` since, `$3` until, `$4` and `$5` the cursor
+/// (read only `after` one), `$6` the limit.
+#[must_use]
+pub fn page_sql(scoped: bool, after: bool) -> String {
+    let user = if scoped { Some("") } else { None };
+    let after = if after {
+        "m.created_at >= $4 AND (m.created_at > $4 OR m.pending_id > $5)"
+    } else {
+        "($4 = $4 AND $5 = $5)"
+    };
+    format!(
+        "SELECT m.pending_id, t.id AS task_id, m.created_at {} \
+         ORDER BY m.created_at, m.pending_id LIMIT $6",
+        asked_in_span(&visible_to(user), after)
+    )
 }
 
 /// `FROM … WHERE …` of every bundle asked in `[$2, $3)` and `visible`

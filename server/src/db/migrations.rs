@@ -86,6 +86,7 @@ pub fn sqlite() -> Migrator {
             "workspace discord"
         ),
         migration!("sqlite", 24, "0024_admins.sql", "admins"),
+        migration!("sqlite", 26, "0026_asked_index.sql", "asked index"),
     ])
 }
 
@@ -156,6 +157,7 @@ pub fn postgres() -> Migrator {
             "workspace discord"
         ),
         migration!("postgres", 24, "0024_admins.sql", "admins"),
+        migration!("postgres", 26, "0026_asked_index.sql", "asked index"),
     ])
 }
 
