@@ -30,6 +30,8 @@ pub struct Delivery {
     pub authorization: String,
     /// The path it was sent to.
     pub path: String,
+    /// When it arrived (a benchmark's ask → notice latency).
+    pub at: std::time::Instant,
 }
 
 #[derive(Debug, Default)]
@@ -79,6 +81,7 @@ fn record(
         accepted,
         authorization: header("authorization"),
         path: path.to_owned(),
+        at: std::time::Instant::now(),
     });
     drop(log);
     ring.notify_waiters();

@@ -38,6 +38,8 @@ pub struct Published {
     pub authorization: String,
     /// Its `Idempotency-Key` (Clarify's notices carry one).
     pub key: String,
+    /// When it arrived (a benchmark's ask → notice latency).
+    pub at: std::time::Instant,
 }
 
 /// One subscription as it was asked for.
@@ -101,6 +103,7 @@ impl Shared {
             json,
             authorization: header(headers, "authorization"),
             key: header(headers, "idempotency-key"),
+            at: std::time::Instant::now(),
         };
         log.messages.push(published.clone());
         drop(log);
