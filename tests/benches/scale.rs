@@ -12,7 +12,13 @@
 //! 2. **The wake.** `WAKE` agents blocked at once (10,000; half on REST
 //!    `/wait`, half in `ask_user_question_kandev`), answered at `WAKE_RATE`
 //!    answers a second (500): answer sent → agent's call returns, p50 /
-//!    p99. Baseline: the same with one agent blocked at a time.
+//!    p99. Baseline: the same with one agent blocked at a time. Meanwhile
+//!    `GET /healthz` every 10 ms (p50 / p99), and the server's resident
+//!    set per blocked agent. Issue 50 runs it at 100,000 (`WAKE=100000`):
+//!    the bench raises the open-file limit as an operator would (as root,
+//!    its hard limit too) and spreads its connections over loopback
+//!    source addresses (127.0.0.1, .2, …: 20,000 each), since one address
+//!    has some 28,000 ephemeral ports.
 //!
 //! `SCALE_HISTORY=5000 SCALE_PENDING=200 WAKE=200 cargo bench -p clarify-tests --bench scale`
 //! for a quick run (`SCALE_CALLS`: list calls, 300; `WAKE_ALONE`: baseline
@@ -197,15 +203,46 @@ async fn lists(history: usize, pending: usize) {
 
 type Woken = Arc<Mutex<Vec<Option<Instant>>>>;
 
+/// Connections a loopback source address carries at most.
+const PER_SOURCE: usize = 20_000;
+
+/// The clients of agent `n`'s loopback source address: one per address,
+/// since a client opens a connection per request in flight (and each
+/// carries its own TLS roots: 100,000 of them would not fit).
+#[derive(Clone)]
+struct Source {
+    rest: reqwest::Client,
+    mcp: reqwest_mcp::Client,
+}
+
+fn sources(agents: usize) -> Vec<Source> {
+    (0..agents.div_ceil(PER_SOURCE).max(1))
+        .map(|i| {
+            let last = u8::try_from(1 + i).expect("at most 254 source addresses");
+            let address = std::net::IpAddr::from([127, 0, 0, last]);
+            Source {
+                rest: reqwest::Client::builder()
+                    .local_address(address)
+                    .build()
+                    .unwrap(),
+                mcp: reqwest_mcp::Client::builder()
+                    .local_address(address)
+                    .build()
+                    .unwrap(),
+            }
+        })
+        .collect()
+}
+
 /// Blocks agent `n` (REST `/wait` or MCP) and records when its call returns.
 async fn block(
-    url: String,
+    (url, source): (String, Source),
     n: usize,
     rest: bool,
     woken: Woken,
     ready: Arc<tokio::sync::Semaphore>,
 ) {
-    let http = reqwest::Client::new();
+    let http = source.rest;
     let token = agent_session(&http, &url, &format!("agent {n}")).await;
     if rest {
         let body = json!({"questions": question(n)});
@@ -221,7 +258,8 @@ async fn block(
         let answer: Value = wait.await.unwrap().json().await.unwrap();
         assert_eq!(answer["status"], "answered", "{answer}");
     } else {
-        let client = mcp::connect_url(&format!("{url}/mcp/agent"), Some(&token)).await;
+        let client =
+            mcp::connect_url_with(&format!("{url}/mcp/agent"), Some(&token), source.mcp).await;
         ready.add_permits(1);
         let args = json!({"questions": question(n)});
         let answer = mcp::ok(&mcp::call(&client, "ask_user_question_kandev", &args).await);
@@ -259,15 +297,28 @@ async fn waiting(http: &reqwest::Client, url: &str, agents: usize) -> Vec<String
     }
 }
 
-/// Blocks `agents` agents, answers them at `rate` a second; the answer →
-/// wake latencies.
-async fn wakes(url: &str, agents: usize, rate: usize) -> Vec<Duration> {
+/// What one crowd of blocked agents measured.
+#[derive(Default)]
+struct Crowd {
+    /// Answer sent → the agent's call returned.
+    wakes: Vec<Duration>,
+    /// `GET /healthz` while they were blocked and being answered.
+    health: Vec<Duration>,
+    /// The server's resident set before and with every agent blocked (KiB).
+    rss: (u64, u64),
+}
+
+/// Blocks `agents` agents on the server at `url` (process `pid`), answers
+/// them at `rate` a second.
+async fn wakes(url: &str, pid: u32, agents: usize, rate: usize) -> Crowd {
+    let before = clarify_tests::process::rss_kib(pid);
     let woken: Woken = Arc::new(Mutex::new(vec![None; agents]));
     let ready = Arc::new(tokio::sync::Semaphore::new(0));
     let mut blocked = Vec::with_capacity(agents);
+    let sources = sources(agents);
     for n in 0..agents {
         blocked.push(tokio::spawn(block(
-            url.to_owned(),
+            (url.to_owned(), sources[n / PER_SOURCE].clone()),
             n,
             n % 2 == 0,
             woken.clone(),
@@ -297,6 +348,24 @@ async fn wakes(url: &str, agents: usize, rate: usize) -> Vec<Duration> {
     };
     // Blocked means waiting server-side: give the last long polls a moment.
     tokio::time::sleep(Duration::from_secs(1)).await;
+    let blocked_rss = clarify_tests::process::rss_kib(pid);
+    // The server's health, probed every 10 ms until the last is answered.
+    let probing = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let probe = {
+        let (probing, url) = (probing.clone(), url.to_owned());
+        tokio::spawn(async move {
+            let http = reqwest::Client::new();
+            let mut health = Vec::new();
+            let mut ticks = tokio::time::interval(Duration::from_millis(10));
+            while probing.load(std::sync::atomic::Ordering::Relaxed) {
+                ticks.tick().await;
+                let started = Instant::now();
+                http.get(format!("{url}/healthz")).send().await.unwrap();
+                health.push(started.elapsed());
+            }
+            health
+        })
+    };
     let answer = json!({"answers": [{"question_id": "q1", "selected_options": ["q1_opt1"]}]});
     let mut sent = vec![Instant::now(); agents];
     let mut ticks = tokio::time::interval(Duration::from_secs_f64(1.0 / rate as f64));
@@ -318,8 +387,14 @@ async fn wakes(url: &str, agents: usize, rate: usize) -> Vec<Duration> {
     for task in answering.into_iter().chain(blocked) {
         task.await.unwrap();
     }
+    probing.store(false, std::sync::atomic::Ordering::Relaxed);
+    let health = probe.await.unwrap();
     let woken = woken.lock().unwrap();
-    (0..agents).map(|n| woken[n].unwrap() - sent[n]).collect()
+    Crowd {
+        wakes: (0..agents).map(|n| woken[n].unwrap() - sent[n]).collect(),
+        health,
+        rss: (before, blocked_rss),
+    }
 }
 
 #[tokio::main]
@@ -337,15 +412,30 @@ async fn main() {
 
     let agents = setting("WAKE", 10_000);
     let rate = setting("WAKE_RATE", 500);
-    let server = ServerProcess::start(BINARY, "");
+    // Each agent holds a socket here and one in the server (which raises
+    // its soft limit to the hard one): room for both, as an operator gives.
+    let files = u64::try_from(agents * 3 + 10_000).unwrap();
+    if let Err(error) = rlimit::setrlimit(rlimit::Resource::NOFILE, files, files) {
+        println!("  (could not raise the open-file limit to {files}: {error})");
+    }
+    // Every agent is the one user's (auth off): room for their sessions.
+    let open = (agents + 100).to_string();
+    let server =
+        ServerProcess::start_with(BINARY, "", fresh_dir(), &["--max-open-sessions", &open]);
     let mut alone = Vec::new();
+    let mut alone_health = Vec::new();
     for _ in 0..setting("WAKE_ALONE", 50) {
-        alone.extend(wakes(&server.url, 1, rate).await);
+        let one = wakes(&server.url, server.pid(), 1, rate).await;
+        alone.extend(one.wakes);
+        alone_health.extend(one.health);
     }
     let started = Instant::now();
-    let crowd = wakes(&server.url, agents, rate).await;
+    let crowd = wakes(&server.url, server.pid(), agents, rate).await;
     let (alone50, alone99) = percentiles(alone);
-    let (p50, p99) = percentiles(crowd);
+    let (health50, health99) = percentiles(alone_health);
+    let (crowd_health50, crowd_health99) = percentiles(crowd.health);
+    let (before, blocked) = crowd.rss;
+    let (p50, p99) = percentiles(crowd.wakes);
     println!("wake: answer sent → blocked agent's call returns (half REST /wait, half MCP)");
     println!("  one agent blocked (baseline): p50 {alone50:.2} ms, p99 {alone99:.2} ms");
     println!(
@@ -353,6 +443,18 @@ async fn main() {
          ({:.1}x the baseline's p50; goal: p99 at most 50 ms; {:.1?} in all)",
         p50 / alone50.max(f64::EPSILON),
         started.elapsed()
+    );
+    println!(
+        "  GET /healthz meanwhile: p50 {crowd_health50:.2} ms, p99 {crowd_health99:.2} ms \
+         (one agent blocked: p50 {health50:.2} ms, p99 {health99:.2} ms; goal: p99 at most 10 ms)"
+    );
+    #[allow(clippy::cast_precision_loss)] // KiB far below 2^52
+    let per = blocked.saturating_sub(before) as f64 / agents as f64;
+    println!(
+        "  server memory: {:.0} MiB before, {:.0} MiB with {agents} blocked: {per:.1} KiB each \
+         (goal: 100,000 within 2 GiB)",
+        before as f64 / 1024.0,
+        blocked as f64 / 1024.0,
     );
     server.stop();
 }

@@ -74,11 +74,19 @@ pub async fn connect(server: &TestServer, path: &str, token: Option<&str>) -> Cl
 /// # Panics
 /// When the handshake fails.
 pub async fn connect_url(url: &str, token: Option<&str>) -> Client {
+    connect_url_with(url, token, reqwest_mcp::Client::default()).await
+}
+
+/// [`connect_url`] through `http` (bound to a source address, say).
+///
+/// # Panics
+/// When the handshake fails.
+pub async fn connect_url_with(url: &str, token: Option<&str>, http: reqwest_mcp::Client) -> Client {
     let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_owned());
     if let Some(token) = token {
         config = config.auth_header(token);
     }
-    let transport = StreamableHttpClientTransport::from_config(config);
+    let transport = StreamableHttpClientTransport::with_client(http, config);
     Recorder::default()
         .serve(transport)
         .await
