@@ -50,7 +50,11 @@ pub fn app(state: AppState) -> Router {
         .merge(mcp::routes(&state))
         .merge(web_assets::routes(
             channels_down(&state),
-            state.oidc.as_ref().map(|oidc| oidc.provider_name()),
+            state
+                .oidc
+                .as_ref()
+                .map(|oidc| oidc.provider_name())
+                .as_deref(),
         ))
         .merge(metrics_route(&state))
         // Every other path: a 404, as a page for a browser, else in the

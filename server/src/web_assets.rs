@@ -48,15 +48,11 @@ pub type Banner = std::sync::Arc<dyn Fn() -> Vec<String> + Send + Sync>;
 /// Routes for the overlay: the page under every client-side path (with
 /// `banner`'s lines above it, and a link to sign in with `provider` when
 /// one is configured), and the packed files under `/assets`.
-pub fn routes<S>(banner: Banner, provider: Option<String>) -> Router<S>
+pub fn routes<S>(banner: Banner, provider: Option<&str>) -> Router<S>
 where
     S: Clone + Send + Sync + 'static,
 {
-    let signin: std::sync::Arc<str> = provider
-        .as_deref()
-        .map(signin_link)
-        .unwrap_or_default()
-        .into();
+    let signin: std::sync::Arc<str> = provider.map(signin_link).unwrap_or_default().into();
     let page = move || {
         let banner = banner.clone();
         let signin = signin.clone();
