@@ -10,9 +10,11 @@
 //   OIDC_ID_TOKEN_AUDIENCE  a provider gone wrong: ID tokens are made for this
 //     other client (signed with the real keys), to test that Clarify refuses
 //     a token for another audience.
-//   OIDC_STALE_KEYS_FIRST=1  the first read of the keys (Clarify's discovery)
+//   OIDC_STALE_KEYS=first  the first read of the keys (Clarify's discovery)
 //     lists only a key the provider no longer signs with, as if it rotated its
 //     keys right after: Clarify must fetch them again to sign anyone in.
+//   OIDC_STALE_KEYS=always  every read lists only that key: tokens name a key
+//     Clarify never finds. GET /test/jwks-reads says how often they were read.
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import Provider from 'oidc-provider';
@@ -86,14 +88,21 @@ if (otherAudience) {
 }
 
 const handle = provider.callback();
-let staleKeys = process.env.OIDC_STALE_KEYS_FIRST === '1';
+const stale = process.env.OIDC_STALE_KEYS;
+let jwksReads = 0;
 const retired = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ format: 'jwk' });
 server.on('request', (req, res) => {
-  if (staleKeys && req.method === 'GET' && req.url === '/jwks') {
-    staleKeys = false;
-    res.setHeader('content-type', 'application/jwk-set+json');
-    res.end(JSON.stringify({ keys: [{ ...retired, kid: 'retired', use: 'sig', alg: 'RS256' }] }));
+  if (req.method === 'GET' && req.url === '/test/jwks-reads') {
+    res.end(String(jwksReads));
     return;
+  }
+  if (req.method === 'GET' && req.url === '/jwks') {
+    jwksReads += 1;
+    if (stale === 'always' || (stale === 'first' && jwksReads === 1)) {
+      res.setHeader('content-type', 'application/jwk-set+json');
+      res.end(JSON.stringify({ keys: [{ ...retired, kid: 'retired', use: 'sig', alg: 'RS256' }] }));
+      return;
+    }
   }
   handle(req, res);
 });

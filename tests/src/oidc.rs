@@ -26,7 +26,7 @@ pub struct Provider {
 impl Provider {
     /// Starts the provider with Clarify's client sending browsers back to
     /// `redirect_uri`, and `env` besides (`OIDC_ID_TOKEN_AUDIENCE`,
-    /// `OIDC_STALE_KEYS_FIRST`); returns once it has said its issuer.
+    /// `OIDC_STALE_KEYS`); returns once it has said its issuer.
     ///
     /// # Panics
     /// When node or the provider's packages are missing.

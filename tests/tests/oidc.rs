@@ -178,10 +178,122 @@ async fn an_id_token_for_another_audience_is_refused() {
 /// are fetched again when a token names one.
 #[tokio::test]
 async fn keys_rotated_after_discovery_are_fetched_again() {
-    let (server, _provider) = clarify_with_provider(&[("OIDC_STALE_KEYS_FIRST", "1")]).await;
+    let (server, _provider) = clarify_with_provider(&[("OIDC_STALE_KEYS", "first")]).await;
     let back = sign_in_at_provider(&server, "ada").await;
     let signed = come_back(&back.url, &back.cookie).await;
     assert_eq!(signed.status(), 303, "{:?}", signed.text().await);
+}
+
+/// issue 49 item 3: tokens naming a key the provider never lists make
+/// Clarify fetch the keys again once, not once per token: a stream of
+/// forged `kid`s cannot turn the server against the provider.
+#[tokio::test]
+async fn unknown_keys_are_fetched_again_at_most_once_in_a_while() {
+    let (server, provider) = clarify_with_provider(&[("OIDC_STALE_KEYS", "always")]).await;
+    for _ in 0..3 {
+        let back = sign_in_at_provider(&server, "ada").await;
+        let refused = come_back(&back.url, &back.cookie).await;
+        assert_refused(refused, "id_token: not signed by the provider's keys").await;
+    }
+    let reads = reqwest::get(format!("{}/test/jwks-reads", provider.issuer))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    // Discovery's read, and one more for the first unknown key.
+    assert_eq!(reads, "2");
+}
+
+/// issue 49 item 3: a provider out of reach is a 502 naming it, and tokens
+/// still sign in.
+#[tokio::test]
+async fn a_provider_out_of_reach_is_a_502() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let public_url = format!("http://{}", listener.local_addr().unwrap());
+    let closed = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let issuer = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let config = Config {
+        auth: true,
+        public_url: Some(public_url.clone()),
+        allowed_webhook_networks: vec!["127.0.0.1/32".parse().unwrap()],
+        oidc: Some(Settings {
+            issuer,
+            client_id: CLIENT_ID.into(),
+            client_secret: None,
+            redirect_uri: format!("{public_url}{CALLBACK_PATH}"),
+        }),
+        ..Config::default()
+    };
+    let server = TestServer::start_bound(listener, config).await;
+    let start = browser()
+        .get(server.url("/api/v1/auth/oidc/start"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(start.status(), 502);
+    assert_eq!(set_cookie(&start, "clarify_oidc"), None);
+    let body: Value = start.json().await.unwrap();
+    assert_eq!(
+        body["error"],
+        "the identity provider cannot be reached now; try again later"
+    );
+    let token = server.token("bob").await;
+    let cookie = server.login(&token).await;
+    assert!(cookie.starts_with("clarify_session=clk_web_"), "{cookie}");
+}
+
+/// issue 49 item 3: `clarify serve` reads the provider at start-up and says
+/// so under its listening line.
+#[test]
+fn the_listening_lines_say_whether_the_provider_was_read() {
+    use std::io::{BufRead as _, BufReader};
+    let provider = Provider::start("http://127.0.0.1:9/api/v1/auth/oidc/callback", &[]);
+    let dir = std::env::temp_dir().join(format!("clarify-oidc-lines-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_clarify-under-test"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--auth"])
+        .args([
+            "--public-url",
+            "http://127.0.0.1:9",
+            "--oidc-client-id",
+            CLIENT_ID,
+        ])
+        .args(["--oidc-issuer", &provider.issuer])
+        .args(["--allow-webhook-network", "127.0.0.1/32"])
+        .env(
+            "CLARIFY_DATABASE_URL",
+            format!("sqlite://{}/c.db", dir.display()),
+        )
+        .env("CLARIFY_OIDC_CLIENT_SECRET", CLIENT_SECRET)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Read up to the provider's line (the lines under "listening on" are
+    // written at once); an exit ends the reading too.
+    let mut said = Vec::new();
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let line = line.unwrap();
+        let last = line.starts_with("  oidc:");
+        said.push(line);
+        if last {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        said[0].starts_with("listening on http://127.0.0.1:"),
+        "{said:?}"
+    );
+    let expected = format!(
+        "  oidc: sign-in with {} (/api/v1/auth/oidc/start)",
+        provider.issuer
+    );
+    assert_eq!(said.last(), Some(&expected), "{said:?}");
 }
 
 /// issue 49 item 3: a provider's `preferred_username` that is another
