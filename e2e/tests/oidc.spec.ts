@@ -1,7 +1,7 @@
 // Issue 49 item 3: sign in with the team's identity provider, in a real
 // browser against a real OpenID provider (panva's oidc-provider, run by
-// e2e/oidc/provider.mjs): the login page offers it (light and dark, axe
-// clean), the provider's form signs in, the inbox opens signed in, a question
+// e2e/oidc/provider.mjs): the login page offers it (light and dark, phone
+// and desktop, axe clean), the provider's form signs in, the inbox opens signed in, a question
 // an agent asked is answered there, and signing out ends the session.
 import AxeBuilder from '@axe-core/playwright';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -67,9 +67,13 @@ test('sign in with the identity provider, answer in the inbox, sign out', async 
     const signIn = page.getByTestId('oidc-signin');
     await expect(signIn).toBeVisible();
     await expect(signIn).toHaveText('Sign in with 127.0.0.1');
-    for (const colorScheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme });
-      await judge(page, `oidc-login-${colorScheme}`);
+    for (const [size, viewport] of [['phone', { width: 390, height: 844 }], ['desktop', { width: 1280, height: 800 }]] as const) {
+      await page.setViewportSize(viewport);
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme });
+        await expect(signIn).toBeInViewport();
+        await judge(page, `oidc-login-${colorScheme}-${size}`);
+      }
     }
     await page.emulateMedia({ colorScheme: 'light' });
 
