@@ -68,3 +68,32 @@ impl OidcArgs {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::OidcArgs;
+
+    #[test]
+    fn the_redirect_uri_is_the_public_url_and_the_callback_path() {
+        let args = OidcArgs {
+            oidc_issuer: Some("https://id.example.com".into()),
+            oidc_client_id: Some("clarify".into()),
+        };
+        for public in ["https://c.example.com", "https://c.example.com/"] {
+            let settings = args.settings(true, Some(public)).unwrap().unwrap();
+            assert_eq!(
+                settings.redirect_uri,
+                "https://c.example.com/api/v1/auth/oidc/callback"
+            );
+        }
+        assert!(OidcArgs::default().settings(false, None).unwrap().is_none());
+        let orphan = OidcArgs {
+            oidc_client_id: Some("clarify".into()),
+            ..OidcArgs::default()
+        };
+        assert_eq!(
+            orphan.settings(true, None).unwrap_err(),
+            "--oidc-client-id needs --oidc-issuer"
+        );
+    }
+}

@@ -195,3 +195,16 @@ fn refused(refusal: Refused) -> Error {
         Error::BadRequest(refusal.to_string())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::user_name;
+
+    #[test]
+    fn a_new_users_name_is_the_providers_trimmed_and_bounded_else_sub() {
+        assert_eq!(user_name("  ada ", "s1"), "ada");
+        assert_eq!(user_name("a\u{7}d\na", "s1"), "ada");
+        assert_eq!(user_name(&"x".repeat(100), "s1").chars().count(), 64);
+        assert_eq!(user_name(" \t", "s1"), "s1");
+    }
+}
