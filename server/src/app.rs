@@ -48,7 +48,14 @@ pub fn app(state: AppState) -> Router {
         .merge(http::answer_link::routes())
         .merge(http::integrations::routes())
         .merge(mcp::routes(&state))
-        .merge(web_assets::routes(channels_down(&state)))
+        .merge(web_assets::routes(
+            channels_down(&state),
+            state
+                .oidc
+                .as_ref()
+                .map(|oidc| oidc.provider_name())
+                .as_deref(),
+        ))
         .merge(metrics_route(&state))
         // Every other path: a 404, as a page for a browser, else in the
         // error shape like every other error.

@@ -24,6 +24,7 @@ pub mod lifecycle;
 pub mod markdown;
 pub mod mcp;
 pub mod measure;
+pub mod oidc;
 pub mod quota;
 pub mod resume;
 pub mod serve;

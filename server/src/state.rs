@@ -128,6 +128,8 @@ pub struct Config {
     /// Keep the operator's figures and serve them (`--metrics`,
     /// `--metrics-listen`; issue 49 item 1).
     pub metrics: bool,
+    /// Sign-in with the team's OpenID provider (issue 49 item 3).
+    pub oidc: Option<crate::oidc::Settings>,
 }
 
 impl Config {
@@ -175,6 +177,8 @@ pub struct Shared {
     pub statuses: Statuses,
     /// The operator's figures (issue 49 item 1).
     pub measure: crate::measure::Measure,
+    /// The identity provider browsers sign in with, when configured.
+    pub oidc: Option<std::sync::Arc<crate::oidc::Oidc>>,
 }
 
 impl AppState {
@@ -187,6 +191,11 @@ impl AppState {
     pub async fn new(db: Db, config: Config) -> Result<Self, Error> {
         let measure = crate::measure::Measure::default();
         let resumer = config.resumer();
+        // The provider is the operator's, reached like their chat APIs:
+        // through the webhooks' client and network policy.
+        let oidc = config.oidc.clone().map(|settings| {
+            std::sync::Arc::new(crate::oidc::Oidc::new(settings, resumer.webhooks().clone()))
+        });
         let channels = ntfy::with_replies(config.channels(&resumer)?, &db).await?;
         let shutdown = tokio_util::sync::CancellationToken::new();
         let waiters = Waiters::default();
@@ -267,6 +276,7 @@ impl AppState {
             seal_key,
             statuses,
             measure,
+            oidc,
         })))
     }
 

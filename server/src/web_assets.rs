@@ -46,14 +46,17 @@ const REVALIDATE: &str = "no-cache";
 pub type Banner = std::sync::Arc<dyn Fn() -> Vec<String> + Send + Sync>;
 
 /// Routes for the overlay: the page under every client-side path (with
-/// `banner`'s lines above it), and the packed files under `/assets`.
-pub fn routes<S>(banner: Banner) -> Router<S>
+/// `banner`'s lines above it, and a link to sign in with `provider` when
+/// one is configured), and the packed files under `/assets`.
+pub fn routes<S>(banner: Banner, provider: Option<&str>) -> Router<S>
 where
     S: Clone + Send + Sync + 'static,
 {
+    let signin: std::sync::Arc<str> = provider.map(signin_link).unwrap_or_default().into();
     let page = move || {
         let banner = banner.clone();
-        async move { page(&banner()) }
+        let signin = signin.clone();
+        async move { page(&banner(), &signin) }
     };
     Router::new()
         .route("/", get(page.clone()))
@@ -66,21 +69,36 @@ where
 
 /// The page, as every client-side path gets it.
 pub async fn index() -> Response {
-    page(&[])
+    page(&[], "")
+}
+
+/// The link to sign in with the team's identity provider (issue 49 item
+/// 3): written by the server like the banner, so the overlay's wasm stays
+/// within its budget; the stylesheet shows it only beside the login form.
+fn signin_link(provider: &str) -> String {
+    format!(
+        "<p class=\"oidc-signin\"><a href=\"/api/v1/auth/oidc/start\" data-testid=\"oidc-signin\">\
+         Sign in with {}</a></p>",
+        html_escape::encode_text(provider)
+    )
 }
 
 /// The page with `down`'s lines in a banner above the overlay: written by
 /// the server, so it costs the overlay's wasm nothing, and seen on every
 /// page, the login page included, until the channel is back and the page
 /// is loaded again.
-fn page(down: &[String]) -> Response {
+fn page(down: &[String], signin: &str) -> Response {
     let headers = [
         (CONTENT_TYPE, "text/html; charset=utf-8"),
         (CACHE_CONTROL, REVALIDATE),
         (CONTENT_SECURITY_POLICY, PAGE_CSP),
     ];
-    if down.is_empty() {
+    if down.is_empty() && signin.is_empty() {
         return (headers, INDEX_HTML).into_response();
+    }
+    if down.is_empty() {
+        let body = format!("<body>\n{signin}");
+        return (headers, INDEX_HTML.replacen("<body>", &body, 1)).into_response();
     }
     let lines: String = down
         .iter()
@@ -92,7 +110,7 @@ fn page(down: &[String]) -> Response {
         })
         .collect();
     let banner = format!(
-        "<body>\n<div class=\"connection\" role=\"status\" data-testid=\"channels-down\">{lines}</div>"
+        "<body>\n<div class=\"connection\" role=\"status\" data-testid=\"channels-down\">{lines}</div>{signin}"
     );
     (headers, INDEX_HTML.replacen("<body>", &banner, 1)).into_response()
 }
@@ -170,7 +188,7 @@ fn preferred_encoding(accept_encoding: &str) -> Encoding {
 mod tests {
     #[tokio::test]
     async fn a_channel_down_is_said_above_the_page_in_plain_text() {
-        let response = super::page(&["<b>slack</b> is not connected".to_owned()]);
+        let response = super::page(&["<b>slack</b> is not connected".to_owned()], "");
         let body = axum::body::to_bytes(response.into_body(), 1 << 20)
             .await
             .unwrap();
@@ -180,7 +198,7 @@ mod tests {
             body.contains("&lt;b&gt;slack&lt;/b&gt; is not connected"),
             "{body}"
         );
-        assert_eq!(super::page(&[]).status(), axum::http::StatusCode::OK);
+        assert_eq!(super::page(&[], "").status(), axum::http::StatusCode::OK);
     }
 
     use super::{Encoding, preferred_encoding};

@@ -18,6 +18,7 @@ pub mod hook;
 pub mod mcp;
 mod notice_sink;
 mod ntfy_fake;
+pub mod oidc;
 pub mod process;
 mod race;
 mod receiver;

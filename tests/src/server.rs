@@ -81,6 +81,17 @@ impl TestServer {
         Self::start_on(self.database.clone(), config).await
     }
 
+    /// A server started with `config` on `listener`, bound beforehand by
+    /// a test that must name its address first (an identity provider's
+    /// redirect URI, issue 49 item 3).
+    ///
+    /// # Panics
+    /// As [`TestServer::start`].
+    pub async fn start_bound(listener: TcpListener, config: clarify_server::Config) -> Self {
+        let database = Arc::new(TestDatabase::create().await);
+        Self::start_listening(database, config, listener).await
+    }
+
     async fn start_on(database: Arc<TestDatabase>, config: clarify_server::Config) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0")
             .await

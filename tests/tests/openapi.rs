@@ -15,6 +15,8 @@ const OPERATIONS: &[(&str, &str)] = &[
     ("post", "/api/v1/auth/login"),
     ("post", "/api/v1/auth/logout"),
     ("get", "/api/v1/auth/me"),
+    ("get", "/api/v1/auth/oidc/start"),
+    ("get", "/api/v1/auth/oidc/callback"),
     ("get", "/api/v1/openapi.json"),
     ("get", "/api/v1/audit"),
     ("get", "/api/v1/activity"),

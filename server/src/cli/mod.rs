@@ -11,6 +11,7 @@ pub mod hooks;
 mod logging;
 pub mod mcp;
 mod notify_args;
+mod oidc_args;
 mod parse;
 mod reach;
 mod serve;
@@ -255,6 +256,9 @@ pub struct ServeArgs {
 
     #[command(flatten)]
     pub notify: NotifyArgs,
+
+    #[command(flatten)]
+    pub oidc: oidc_args::OidcArgs,
 
     /// This server's URL as people reach it (behind a proxy, say), for the
     /// links in notices; the listening address when unset.

@@ -9,6 +9,8 @@ use super::{ServeArgs, demo};
 use crate::state::AppState;
 
 pub(super) async fn serve(args: ServeArgs) -> Result<(), String> {
+    // Flags that cannot work together stop the start before anything opens.
+    let oidc = args.oidc.settings(args.auth, args.public_url.as_deref())?;
     // The database opens first: once "listening on" is printed, every route works.
     let db = args.database.open().await?;
     // The demo agent's webhook is this process's own: bound first, so the
@@ -101,6 +103,7 @@ pub(super) async fn serve(args: ServeArgs) -> Result<(), String> {
         notify_first_retry: None,
         channel_lease: None,
         metrics: args.metrics || args.metrics_listen.is_some(),
+        oidc,
     };
     // The demo user needs a token when auth is on; the browser logs in with it.
     let demo_token = if args.demo && args.auth {
@@ -114,6 +117,19 @@ pub(super) async fn serve(args: ServeArgs) -> Result<(), String> {
     let state = AppState::new(db, config)
         .await
         .map_err(|e| format!("cannot start: {e}"))?;
+    // The provider is read now, so a wrong issuer shows at once; one that
+    // is away does not stop the start (tokens still sign in), and is read
+    // again at the first sign-in.
+    let oidc_line = match &state.oidc {
+        Some(oidc) => Some(match oidc.discover().await {
+            Ok(()) => format!(
+                "oidc: sign-in with {} (/api/v1/auth/oidc/start)",
+                oidc.issuer()
+            ),
+            Err(why) => format!("oidc: {why}; tried again at the next sign-in"),
+        }),
+        None => None,
+    };
     // Test harnesses and scripts wait for this line to learn the port (its
     // first word after "listening on"), so it goes to stdout (logs go to
     // stderr) and is flushed at once. Whether a token is needed is said on
@@ -125,6 +141,9 @@ pub(super) async fn serve(args: ServeArgs) -> Result<(), String> {
             // Each channel's connection out, under it (issue 48 item 4);
             // every change after this is a log line.
             for line in state.statuses.lines() {
+                writeln!(stdout, "  {line}")?;
+            }
+            if let Some(line) = &oidc_line {
                 writeln!(stdout, "  {line}")?;
             }
             // Where the scraper reads, when on a port of its own.

@@ -86,6 +86,7 @@ pub fn sqlite() -> Migrator {
             "workspace discord"
         ),
         migration!("sqlite", 24, "0024_admins.sql", "admins"),
+        migration!("sqlite", 25, "0025_oidc_identities.sql", "oidc identities"),
         migration!("sqlite", 26, "0026_asked_index.sql", "asked index"),
     ])
 }
@@ -157,6 +158,12 @@ pub fn postgres() -> Migrator {
             "workspace discord"
         ),
         migration!("postgres", 24, "0024_admins.sql", "admins"),
+        migration!(
+            "postgres",
+            25,
+            "0025_oidc_identities.sql",
+            "oidc identities"
+        ),
         migration!("postgres", 26, "0026_asked_index.sql", "asked index"),
     ])
 }

@@ -22,6 +22,7 @@ pub mod mcp_tasks;
 pub mod messages;
 pub mod migrations;
 pub mod notifications;
+pub mod oidc;
 pub mod page;
 pub mod pending;
 pub mod publishing;

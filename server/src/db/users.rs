@@ -208,7 +208,7 @@ pub async fn insert_browser_session(
     db: &mut AnyConnection,
     id: &str,
     user_id: &str,
-    token_id: &str,
+    token_id: Option<&str>,
     secret_hash: &str,
     now: i64,
     expires_at: i64,
@@ -253,7 +253,8 @@ pub async fn trim_browser_sessions(
     Ok(done.rows_affected())
 }
 
-/// The user of a live browser session whose login token is still valid.
+/// The user of a live browser session whose login token is still valid
+/// (one signed in through the OpenID provider has none, migration 0025).
 ///
 /// # Errors
 /// Database errors.
@@ -264,9 +265,9 @@ pub async fn by_browser_secret(
 ) -> sqlx::Result<Option<User>> {
     let row: Option<(String, String, i64)> = sqlx::query_as(
         "SELECT u.id, u.name, u.created_at FROM browser_sessions b \
-         JOIN users u ON u.id = b.user_id JOIN access_tokens t ON t.id = b.token_id \
-         WHERE b.secret_hash = $1 AND b.expires_at > $2 \
-         AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)",
+         JOIN users u ON u.id = b.user_id LEFT JOIN access_tokens t ON t.id = b.token_id \
+         WHERE b.secret_hash = $1 AND b.expires_at > $2 AND (b.token_id IS NULL \
+         OR (t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)))",
     )
     .bind(secret_hash)
     .bind(now)

@@ -55,31 +55,46 @@ pub async fn login(
             "token: unknown, revoked or expired (`clarify token create --user NAME` makes a new one)",
         ));
     };
+    let cookie = begin_browser_session(&state, &headers, &user.id, Some(&token_id)).await?;
+    let mut response = axum::Json(api::LoggedIn { user: user.into() }).into_response();
+    response.headers_mut().insert(SET_COOKIE, cookie);
+    Ok(response)
+}
+
+/// Starts a browser session for `user_id` and returns the `Set-Cookie`
+/// that hands it to the browser: the one way a browser signs in, with a
+/// personal access token (`token_id`, whose revocation ends the session) or
+/// through the OpenID provider (none; issue 49 item 3).
+///
+/// # Errors
+/// Database errors.
+pub(super) async fn begin_browser_session(
+    state: &AppState,
+    headers: &HeaderMap,
+    user_id: &str,
+    token_id: Option<&str>,
+) -> Result<HeaderValue> {
+    let now = now_micros();
     let secret = new_secret(crate::auth::identify::WEB_PREFIX);
     let expires_at = now + BROWSER_SESSION_SECS * 1_000_000;
     let mut tx = state.db().begin_write().await?;
     users::insert_browser_session(
         &mut tx,
         &new_id(),
-        &user.id,
-        &token_id,
+        user_id,
+        token_id,
         &hash_secret(&secret),
         now,
         expires_at,
     )
     .await?;
-    users::trim_browser_sessions(&mut tx, &user.id, now, LOGINS_PER_USER).await?;
+    users::trim_browser_sessions(&mut tx, user_id, now, LOGINS_PER_USER).await?;
     tx.commit().await?;
     let cookie = format!(
         "{COOKIE_NAME}={secret}; Path=/; HttpOnly; SameSite=Lax; Max-Age={BROWSER_SESSION_SECS}{}",
-        secure_attribute(&headers)
+        secure_attribute(headers)
     );
-    let mut response = axum::Json(api::LoggedIn { user: user.into() }).into_response();
-    response.headers_mut().insert(
-        SET_COOKIE,
-        HeaderValue::from_str(&cookie).map_err(Error::internal)?,
-    );
-    Ok(response)
+    HeaderValue::from_str(&cookie).map_err(Error::internal)
 }
 
 /// Ends the browser session and clears its cookie.
@@ -121,7 +136,7 @@ pub async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Result
 /// proxy that says so (`X-Forwarded-Proto`, `Forwarded: proto=https`), or
 /// from an https page. Trusting a client that claims https costs nothing:
 /// the cookie only becomes stricter for that one client.
-fn secure_attribute(headers: &HeaderMap) -> &'static str {
+pub(super) fn secure_attribute(headers: &HeaderMap) -> &'static str {
     let value = |name: &str| {
         headers
             .get(name)

@@ -63,6 +63,10 @@ pub enum Error {
     /// back (R7a): the bundle is answerable again.
     #[error("the answer could not be delivered to the agent; the question is still open")]
     Undelivered,
+    /// A server this one relies on (the OpenID provider) cannot be reached
+    /// now (502); the message says which, never why in detail.
+    #[error("{0}")]
+    BadGateway(&'static str),
     /// A failure inside the server; logged, never shown (500).
     #[error("internal error")]
     Internal(#[source] Box<dyn std::error::Error + Send + Sync>),
@@ -85,6 +89,7 @@ impl Error {
             Self::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Self::WaitTimeout => StatusCode::GATEWAY_TIMEOUT,
             Self::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
+            Self::BadGateway(_) => StatusCode::BAD_GATEWAY,
             Self::Undelivered | Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

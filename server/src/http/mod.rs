@@ -19,6 +19,7 @@ pub mod json;
 mod management;
 pub mod measured;
 pub mod metrics;
+mod oidc;
 mod openapi;
 mod page;
 mod pending;
@@ -58,7 +59,9 @@ fn api(state: &AppState) -> OpenApiRouter<AppState> {
     let open = OpenApiRouter::new()
         .routes(routes!(auth::login))
         .routes(routes!(auth::logout))
-        .routes(routes!(auth::me));
+        .routes(routes!(auth::me))
+        .routes(routes!(oidc::start))
+        .routes(routes!(oidc::callback));
     let sockets = ws::limits::sockets(
         state.config.ws_per_user.unwrap_or(ws::limits::PER_USER),
         state.config.ws_total.unwrap_or(ws::limits::TOTAL),

@@ -9,6 +9,7 @@
 //! are checked at session creation and again at dispatch.
 
 mod command;
+mod exchange;
 pub mod network;
 mod peer_api;
 mod webhook;

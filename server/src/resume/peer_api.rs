@@ -9,7 +9,7 @@ use super::webhook::{MAX_ANSWER, Sent, WEBHOOK_TIMEOUT, Webhooks, literal_admitt
 impl Webhooks {
     /// `url` parsed, if the network policy admits its address as written
     /// (a name is checked again when resolved).
-    fn admitted(&self, url: &str, what: &str) -> Result<reqwest::Url, Sent> {
+    pub(super) fn admitted(&self, url: &str, what: &str) -> Result<reqwest::Url, Sent> {
         let parsed = reqwest::Url::parse(url).map_err(|_| Sent::Refused)?;
         if !literal_admitted(&self.networks, &parsed) {
             tracing::warn!(what, "a peer's address is not one webhooks may reach");
