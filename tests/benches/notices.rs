@@ -16,26 +16,12 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use clarify_tests::bench::{percentiles, setting};
 use clarify_tests::process::{ServerProcess, agent_session, post_json as post};
 use clarify_tests::{NoticeSink, NtfyFake, Receiver};
 use serde_json::json;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_clarify-under-test");
-
-fn setting(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-/// p50, p99 and the largest, in milliseconds.
-fn percentiles(mut samples: Vec<Duration>) -> (f64, f64, f64) {
-    samples.sort();
-    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    let at = |p: usize| samples[(samples.len() * p / 100).min(samples.len() - 1)];
-    (ms(at(50)), ms(at(99)), ms(*samples.last().unwrap()))
-}
 
 /// One run: a server with the two fast targets and, if `slow`, the slow
 /// one; `rate` asks a second for `seconds`. Prints each fast target's

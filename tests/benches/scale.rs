@@ -29,6 +29,7 @@ use std::time::{Duration, Instant};
 
 use clarify_server::db::{messages, tasks};
 use clarify_server::{AppState, Config};
+use clarify_tests::bench::{percentiles, setting};
 use clarify_tests::mcp;
 use clarify_tests::process::{
     ServerProcess, agent_session, database_url, fresh_dir, post_json as post,
@@ -38,23 +39,8 @@ use serde_json::{Value, json};
 const BINARY: &str = env!("CARGO_BIN_EXE_clarify-under-test");
 const SESSIONS_PER_TASK: usize = 10;
 
-fn setting(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 fn question(n: usize) -> Value {
     json!([{"prompt": format!("Question {n}?"), "options": [{"label": "a"}, {"label": "b"}]}])
-}
-
-/// p50 and p99 in milliseconds.
-fn percentiles(mut samples: Vec<Duration>) -> (f64, f64) {
-    samples.sort();
-    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    let p99 = samples[(samples.len() * 99 / 100).min(samples.len() - 1)];
-    (ms(samples[samples.len() / 2]), ms(p99))
 }
 
 /// Seeds `dir`'s database: `pending` waiting bundles, one per session, ten
@@ -185,14 +171,14 @@ async fn lists(history: usize, pending: usize) {
             "{body}"
         );
     }
-    let (floor50, floor99) = percentiles(floor);
+    let (floor50, floor99, _) = percentiles(floor);
     println!("  GET /healthz (baseline): p50 {floor50:.2} ms, p99 {floor99:.2} ms");
     for (what, samples) in [
         ("list_pending_questions_kandev, first page", first),
         ("list_pending_questions_kandev, deep page ", deep),
         ("GET /api/v1/tasks, first page of 50      ", task_pages),
     ] {
-        let (p50, p99) = percentiles(samples);
+        let (p50, p99, _) = percentiles(samples);
         println!(
             "  {what}: p50 {p50:.2} ms, p99 {p99:.2} ms ({:.1}x the baseline's p50; goal: p99 at most 10 ms)",
             p50 / floor50.max(f64::EPSILON)
@@ -431,11 +417,11 @@ async fn main() {
     }
     let started = Instant::now();
     let crowd = wakes(&server.url, server.pid(), agents, rate).await;
-    let (alone50, alone99) = percentiles(alone);
-    let (health50, health99) = percentiles(alone_health);
-    let (crowd_health50, crowd_health99) = percentiles(crowd.health);
+    let (alone50, alone99, _) = percentiles(alone);
+    let (health50, health99, _) = percentiles(alone_health);
+    let (crowd_health50, crowd_health99, _) = percentiles(crowd.health);
     let (before, blocked) = crowd.rss;
-    let (p50, p99) = percentiles(crowd.wakes);
+    let (p50, p99, _) = percentiles(crowd.wakes);
     println!("wake: answer sent → blocked agent's call returns (half REST /wait, half MCP)");
     println!("  one agent blocked (baseline): p50 {alone50:.2} ms, p99 {alone99:.2} ms");
     println!(

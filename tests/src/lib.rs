@@ -7,6 +7,7 @@
 
 mod background;
 mod balancer;
+pub mod bench;
 mod chat_fake;
 mod client;
 pub mod database;
@@ -16,6 +17,7 @@ mod events;
 pub mod forms;
 pub mod hook;
 pub mod mcp;
+pub mod metrics;
 mod notice_sink;
 mod ntfy_fake;
 pub mod oidc;

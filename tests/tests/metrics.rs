@@ -9,16 +9,11 @@ use std::process::{Command, Stdio};
 
 use clarify_server::Config;
 use clarify_tests::TestServer;
+use clarify_tests::metrics::{sample, scrape};
 use serde_json::json;
 
 fn question() -> serde_json::Value {
     json!([{"prompt": "Ship it?", "options": [{"label": "Yes"}, {"label": "No"}]}])
-}
-
-/// The sample `name{labels}` reads in `text`, if any.
-fn sample(text: &str, series: &str) -> Option<f64> {
-    text.lines()
-        .find_map(|line| line.strip_prefix(series)?.trim().parse().ok())
 }
 
 /// Issue 49 item 1: off unless asked for; then asked, answered, declined
@@ -267,11 +262,6 @@ async fn metrics_listen_serves_them_on_a_port_of_its_own() {
     let _ = child.kill();
     let _ = child.wait();
     let _ = std::fs::remove_dir_all(dir);
-}
-
-async fn scrape(server: &TestServer) -> String {
-    let response = server.client().get(server.url("/metrics")).send().await;
-    response.unwrap().text().await.unwrap()
 }
 
 /// Issue 49 item 1: an agent blocked on `/wait` and woken by the answer

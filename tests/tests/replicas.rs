@@ -647,19 +647,8 @@ async fn the_relay_lag_and_the_wake_are_measured_where_the_agent_waits() {
     assert_eq!(second.respond(&pending, &answer).await.0, 200);
     let waited = tokio::time::timeout(PROMPTLY, blocked).await.unwrap();
     assert_eq!(waited.unwrap().unwrap().status(), 200);
-    let text = first
-        .client()
-        .get(first.url("/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    let count = |series: &str| {
-        text.lines()
-            .find_map(|l| l.strip_prefix(series)?.trim().parse::<f64>().ok())
-    };
+    let text = clarify_tests::metrics::scrape(&first).await;
+    let count = |series: &str| clarify_tests::metrics::sample(&text, series);
     assert!(
         count("clarify_relay_lag_seconds_count").unwrap_or(0.0) >= 1.0,
         "{text}"
