@@ -68,6 +68,13 @@ pub(super) fn pages(document: &mut Value) {
                 parameter["schema"] = json!({"type": "string",
                     "pattern": format!("^[{WHITESPACE}]*(?:jsonl|csv)?[{WHITESPACE}]*$")});
             }
+            Some("days") => {
+                // The Activity figures' span; empty reads as absent.
+                parameter["schema"] = json!({"anyOf": [
+                    {"type": "integer", "minimum": 1, "maximum": crate::activity::MAX_DAYS},
+                    {"type": "string", "maxLength": 0},
+                ]});
+            }
             Some("created_since" | "since" | "until") => {
                 // Empty reads as absent; anything else must parse (L13).
                 parameter["schema"] = json!({"anyOf": [
