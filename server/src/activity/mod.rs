@@ -83,8 +83,7 @@ pub async fn gather(
 ) -> Result<Activity> {
     let days = days.clamp(1, MAX_DAYS);
     let now = now_micros();
-    let day = 86_400_000_000;
-    let since = (now.div_euclid(day) - i64::from(days) + 1) * day;
+    let since = figures::span_start(now, days);
     let rows = activity::asked_since(db.pool(), db.backend(), user, since, CAP + 1).await?;
     let sampled = rows.len() > usize::try_from(CAP).unwrap_or(usize::MAX);
     let rows = &rows[..rows.len().min(usize::try_from(CAP).unwrap_or(usize::MAX))];

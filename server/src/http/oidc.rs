@@ -98,6 +98,7 @@ pub async fn start(State(state): State<AppState>, headers: HeaderMap) -> Result<
         (status = 400, description = "Refused: the message names what failed (state, code, id_token); no session is set",
             body = clarify_core::ErrorBody),
         (status = 404, description = "No identity provider is configured", body = clarify_core::ErrorBody),
+        (status = 429, description = "Too many sign-ins waiting on the identity provider at once", body = clarify_core::ErrorBody),
         (status = 502, description = "The identity provider cannot be reached now", body = clarify_core::ErrorBody),
     )
 )]
@@ -189,7 +190,9 @@ fn pending_cookie(headers: &HeaderMap) -> Option<&str> {
 /// A refusal as the HTTP error that says it: 502 when the provider is
 /// away, else 400 naming what failed.
 fn refused(refusal: Refused) -> Error {
-    if refusal.is_unreachable() {
+    if refusal == Refused::Busy {
+        Error::TooMany(refusal.to_string())
+    } else if refusal.is_unreachable() {
         Error::BadGateway("the identity provider cannot be reached now; try again later")
     } else {
         Error::BadRequest(refusal.to_string())

@@ -101,7 +101,15 @@ pub struct Oidc {
     settings: Settings,
     http: http::Http,
     found: Mutex<Option<Arc<Found>>>,
+    /// Code exchanges waiting on the provider: anyone who reaches the port
+    /// may start one (a sign-in needs no credential yet), each up to the
+    /// client's 10 s, so they are bounded ([`EXCHANGES_AT_ONCE`]).
+    exchanges: tokio::sync::Semaphore,
 }
+
+/// Code exchanges the server lets wait on the provider at once; beyond, a
+/// sign-in is told to try again (429) and token logins go on.
+pub const EXCHANGES_AT_ONCE: usize = 16;
 
 impl std::fmt::Debug for Oidc {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -120,6 +128,7 @@ impl Oidc {
             settings,
             http: http::Http(webhooks),
             found: Mutex::new(None),
+            exchanges: tokio::sync::Semaphore::new(EXCHANGES_AT_ONCE),
         }
     }
 
@@ -215,6 +224,7 @@ impl Oidc {
     /// # Errors
     /// [`Refused`], naming what failed.
     pub async fn finish(&self, code: &str, pending: &Pending) -> Result<Identity, Refused> {
+        let _exchange = self.exchanges.try_acquire().map_err(|_| Refused::Busy)?;
         let found = self.found().await.map_err(|_| Refused::Unreachable)?;
         let client = self.client(&found)?;
         let answer = client
@@ -313,4 +323,47 @@ fn describe(error: &dyn std::error::Error) -> String {
         cause = inner.source();
     }
     said
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resume::WebhookNetworks;
+
+    /// Anyone who reaches the port may start a code exchange: beyond
+    /// [`EXCHANGES_AT_ONCE`] waiting on a provider that does not answer,
+    /// the next is refused at once rather than queued.
+    #[tokio::test]
+    async fn exchanges_waiting_on_the_provider_are_bounded() {
+        let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let issuer = format!("http://{}", silent.local_addr().unwrap());
+        let oidc = Arc::new(Oidc::new(
+            Settings {
+                issuer,
+                client_id: "clarify".into(),
+                client_secret: None,
+                redirect_uri: "http://127.0.0.1:1/api/v1/auth/oidc/callback".into(),
+            },
+            Webhooks::new(WebhookNetworks::open()),
+        ));
+        let pending = Pending {
+            state: "s".into(),
+            nonce: "n".into(),
+            verifier: "v".repeat(43),
+        };
+        let mut waiting = Vec::new();
+        for _ in 0..EXCHANGES_AT_ONCE {
+            let (oidc, pending) = (oidc.clone(), pending.clone());
+            waiting.push(tokio::spawn(
+                async move { oidc.finish("c", &pending).await },
+            ));
+        }
+        while oidc.exchanges.available_permits() > 0 {
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(oidc.finish("c", &pending).await, Err(Refused::Busy));
+        for one in waiting {
+            one.abort();
+        }
+    }
 }

@@ -46,6 +46,10 @@ pub enum Refused {
     /// The provider cannot be reached now.
     #[error("the identity provider cannot be reached now; try again later")]
     Unreachable,
+    /// As many sign-ins as the server lets wait on the provider at once
+    /// are waiting.
+    #[error("too many sign-ins are waiting on the identity provider; try again in a moment")]
+    Busy,
 }
 
 impl Refused {
