@@ -146,6 +146,13 @@ pub async fn serve(
         Vec::new(),
         Box::new(move || Some(held.held() as f64)),
     );
+    let runtime = tokio::runtime::Handle::current().metrics();
+    #[allow(clippy::cast_precision_loss)] // tasks far below 2^52
+    state.measure.probe(
+        "clarify_tasks_alive",
+        Vec::new(),
+        Box::new(move || Some(runtime.num_alive_tasks() as f64)),
+    );
     let streams = state.shutdown.clone();
     crate::serve::run(listener, app(state), (limits, admission), streams, shutdown).await
 }

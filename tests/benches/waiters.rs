@@ -9,6 +9,7 @@
 //! wait holds nothing but the rows.
 //!
 //! `WAITERS=2000 cargo bench -p clarify-tests --bench waiters` for a quick run;
+//! `WAITERS_BIN=path` measures another build of the server (a baseline);
 //! `WAITERS_ONLY=rest` (or `mcp`) blocks that kind only, `tasks` runs only
 //! the tasks.
 
@@ -20,8 +21,22 @@ use rmcp::model::{CallToolRequestParams, CallToolResponse};
 use serde_json::{Value, json};
 
 /// Waits until the resident set has stopped growing (the server has taken
-/// every waiter in), and returns it.
+/// every waiter in), then for the allocator's decay (jemalloc gives back
+/// what it freed over 10 s, in a background thread), and returns it: what
+/// the server holds once the arrivals are over, not their wake.
+/// `WAITERS_DECAY=0` skips that wait (the test command's smoke).
 async fn settled_rss(pid: u32) -> u64 {
+    let decay = clarify_tests::bench::setting("WAITERS_DECAY", 12);
+    let grown = stable_rss(pid).await;
+    if decay == 0 {
+        return grown;
+    }
+    tokio::time::sleep(Duration::from_secs(decay as u64)).await;
+    stable_rss(pid).await
+}
+
+/// The resident set once it has stopped changing.
+async fn stable_rss(pid: u32) -> u64 {
     let mut last = rss_kib(pid);
     loop {
         tokio::time::sleep(Duration::from_millis(1500)).await;
@@ -31,6 +46,14 @@ async fn settled_rss(pid: u32) -> u64 {
         }
         last = now;
     }
+}
+
+/// The server's tasks alive now (`clarify_tasks_alive`): what each waiter
+/// keeps running, beside what it keeps in memory.
+async fn tasks_alive(client: &reqwest::Client, url: &str) -> f64 {
+    let text = client.get(format!("{url}/metrics")).send().await.unwrap();
+    let text = text.text().await.unwrap();
+    clarify_tests::metrics::sample(&text, "clarify_tasks_alive").unwrap_or(f64::NAN)
 }
 
 /// A new session and its agent's question; returns (pending id, token).
@@ -58,11 +81,16 @@ async fn main() {
     // (auth is off): more than the default share of open sessions.
     // The tasks' agents are as many again.
     let open = (2 * waiters + 1).to_string();
+    // `WAITERS_BIN`: another build of the server (a baseline), run alike.
+    let binary = std::env::var("WAITERS_BIN")
+        .ok()
+        .filter(|path| !path.is_empty())
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_clarify-under-test").to_owned());
     let server = ServerProcess::start_with(
-        env!("CARGO_BIN_EXE_clarify-under-test"),
+        &binary,
         &wrap,
         clarify_tests::process::fresh_dir(),
-        &["--max-open-sessions", &open],
+        &["--max-open-sessions", &open, "--metrics"],
     );
     let (pid, url) = (server.pid(), server.url.clone());
     let setup = reqwest::Client::new();
@@ -92,7 +120,8 @@ async fn main() {
     }
     println!("  set up {waiters} questions in {:.1?}", started.elapsed());
     let baseline = settled_rss(pid).await;
-    println!("  server RSS before: {baseline} KiB");
+    let tasks_before = tasks_alive(&setup, &url).await;
+    println!("  server RSS before: {baseline} KiB, {tasks_before} tasks alive");
 
     // REST: each waiter its own connection, blocked in a long poll.
     let mut held = Vec::with_capacity(waiters);
@@ -105,7 +134,11 @@ async fn main() {
     }
     let after_rest = settled_rss(pid).await;
     let rest_each = (after_rest.saturating_sub(baseline)) as f64 / half.max(1) as f64;
-    println!("  with {half} REST waiters: {after_rest} KiB ({rest_each:.1} KiB each)");
+    let tasks_rest = tasks_alive(&setup, &url).await;
+    println!(
+        "  with {half} REST waiters: {after_rest} KiB ({rest_each:.1} KiB each), {:.2} tasks each",
+        (tasks_rest - tasks_before) / half.max(1) as f64
+    );
 
     // MCP: each agent a client of its own, blocked in the tool call.
     for (n, token) in agents.into_iter().enumerate() {
@@ -119,10 +152,14 @@ async fn main() {
     let after_all = settled_rss(pid).await;
     let mcp_each = (after_all.saturating_sub(after_rest)) as f64 / (waiters - half).max(1) as f64;
     let each = (after_all.saturating_sub(baseline)) as f64 / waiters as f64;
-    println!(
-        "  with {} MCP waiters too: {after_all} KiB ({mcp_each:.1} KiB each)",
-        waiters - half
-    );
+    let tasks_all = tasks_alive(&setup, &url).await;
+    if waiters > half {
+        println!(
+            "  with {} MCP waiters too: {after_all} KiB ({mcp_each:.1} KiB each), {:.2} tasks each",
+            waiters - half,
+            (tasks_all - tasks_rest) / (waiters - half) as f64
+        );
+    }
     println!("  per waiting agent: {each:.1} KiB (goal: at most 20)");
 
     for task in held {

@@ -290,6 +290,9 @@ async fn wakes_connections_and_mcp_sessions_are_measured() {
     }
     let held = sample(&scrape(&server).await, "clarify_connections_held").unwrap();
     assert!(held >= 2.0, "the blocked wait and the scrape: {held}");
+    // issue 50: the runtime's tasks, one for each connection at least.
+    let tasks = sample(&scrape(&server).await, "clarify_tasks_alive").unwrap();
+    assert!(tasks >= held, "tasks {tasks} for {held} connections");
     let pick = json!({"answers": [{"question_id": "q1", "selected_options": ["q1_opt1"]}]});
     assert_eq!(server.respond(&pending, &pick).await.0, 200);
     assert_eq!(blocked.await.unwrap().unwrap().status(), 200);

@@ -109,6 +109,10 @@ const HELP: &[(&str, &str)] = &[
         "TCP connections this server holds now.",
     ),
     (
+        "clarify_tasks_alive",
+        "Tasks alive on this server's runtime now (each held connection is one; what grows without connections is a leak).",
+    ),
+    (
         "clarify_mcp_sessions",
         "MCP sessions open on this replica now.",
     ),

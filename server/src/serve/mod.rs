@@ -11,6 +11,7 @@ pub(crate) mod admission;
 mod backlog;
 pub mod body;
 mod held;
+mod owned;
 
 use std::future::Future;
 use std::io;
@@ -152,7 +153,7 @@ impl Connection {
         let router = self.router;
         let body_timeout = self.limits.body_timeout;
         let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
-            let request = request.map(|incoming| {
+            let request = owned::own_head(request).map(|incoming| {
                 axum::body::Body::new(body::Arriving::new(incoming, &user, body_timeout))
             });
             router.clone().oneshot(request)
