@@ -313,3 +313,49 @@ async fn a_declines_reason_reaches_the_agent_that_was_away_the_view_and_the_tran
     );
     server.stop().await;
 }
+
+/// Issue 50: a resumed answer writes its question's row twice, the claim
+/// and the settle after the dispatch: the claim's one guarded UPDATE
+/// writes the row's final state itself when the row is as the answerer
+/// read it. It was three writes (the claim moved the row to `responding`,
+/// then wrote its final state), each a trip and an index entry per index
+/// of the row on PostgreSQL.
+#[tokio::test]
+async fn a_resumed_answer_writes_its_row_once_to_claim_it_and_once_to_settle() {
+    let receiver = clarify_tests::Receiver::start().await;
+    let server = TestServer::start().await;
+    let (_, session, agent) = server.session_resumed_by(&receiver).await;
+    let pending = server.ask(&session, &agent, question()).await;
+    count_row_writes(&server).await;
+
+    let (status, won) = server.respond(&pending, &yes()).await;
+    assert_eq!((status, &won["claimed"]), (200, &json!(true)), "{won}");
+    assert_eq!(receiver.count(), 1, "the agent is resumed");
+    let (writes,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM row_writes")
+        .fetch_one(server.db().pool())
+        .await
+        .unwrap();
+    assert_eq!(writes, 2, "the claim, then the settle");
+    assert_eq!(view(&server, &pending).await["status"], "answered");
+    server.stop().await;
+}
+
+/// Counts every write of a question's row from now on, in `row_writes`.
+async fn count_row_writes(server: &TestServer) {
+    let sql = if clarify_tests::testing_postgres() {
+        "CREATE TABLE row_writes (n INTEGER); \
+         CREATE FUNCTION counted() RETURNS trigger LANGUAGE plpgsql AS \
+         $$ BEGIN INSERT INTO row_writes VALUES (1); RETURN NULL; END $$; \
+         CREATE TRIGGER counted AFTER UPDATE ON task_session_messages \
+         FOR EACH ROW EXECUTE FUNCTION counted()"
+    } else {
+        "CREATE TABLE row_writes (n INTEGER); \
+         CREATE TRIGGER counted AFTER UPDATE ON task_session_messages \
+         BEGIN INSERT INTO row_writes VALUES (1); END"
+    };
+    server
+        .db()
+        .write(async |c| sqlx::raw_sql(sql).execute(c).await)
+        .await
+        .unwrap();
+}

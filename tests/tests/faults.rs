@@ -57,14 +57,17 @@ const FINALIZE: Fault = Fault {
 
 /// A live answer's claimed row made final in the claim's own transaction
 /// (the agent blocked on it: claim, delivery and session state are one
-/// write).
+/// write): from `responding`, or straight from open when the claim's one
+/// UPDATE writes the row's final state itself (issue 50).
 const LIVE_FINAL: Fault = Fault {
     table: "task_session_messages",
     event: "UPDATE",
-    sqlite: "json_extract(OLD.metadata, '$.status') = 'responding' \
+    sqlite: "COALESCE(json_extract(OLD.metadata, '$.status'), '') \
+                 IN ('', 'pending', 'responding') \
              AND json_extract(NEW.metadata, '$.response_delivery_pending') IS NULL \
              AND json_extract(NEW.metadata, '$.status') IN ('answered', 'rejected')",
-    postgres: "(OLD.metadata::jsonb ->> 'status') = 'responding' \
+    postgres: "COALESCE(OLD.metadata::jsonb ->> 'status', '') \
+                   IN ('', 'pending', 'responding') \
                AND (NEW.metadata::jsonb ->> 'response_delivery_pending') IS NULL \
                AND (NEW.metadata::jsonb ->> 'status') IN ('answered', 'rejected')",
 };

@@ -290,11 +290,15 @@ async fn r6_a_claim_taken_back_by_reconciliation_is_fenced_off_from_its_delivery
     let now = clarify_server::clock::now_micros();
     let by = clarify_core::AnsweredBy::new("anonymous", clarify_core::Channel::Rest, "");
 
+    // Read once: the second claim below finds the rows changed since
+    // (restored), so it writes them from what its lock reads (issue 50).
+    let read = repo::load(db.pool(), &pending).await.unwrap().unwrap();
     let claiming = |now| repo::Claiming {
         outcome: &outcome,
         by: &by,
         now,
         delivery: repo::Delivery::Pending,
+        read: &read,
     };
 
     // A replica claims, then stalls; another takes the claim for abandoned.

@@ -44,9 +44,12 @@ async fn send_batch(db: &Db, replica: &str, messages: &[Relayed]) {
         .filter_map(|message| serde_json::to_string(message).ok())
         .collect();
     let now = now_micros();
-    let sent = db
-        .write(async |c| replicas::send_many(c, replica, &payloads, now).await)
-        .await;
+    let sent = async {
+        let mut tx = db.begin_write_unflushed().await?;
+        replicas::send_many(&mut tx, replica, &payloads, now).await?;
+        tx.commit().await
+    }
+    .await;
     if let Err(error) = sent {
         // Lost: agents waiting elsewhere get the answer when they next read
         // (at the latest when their wait times out and they poll again);

@@ -109,6 +109,12 @@ impl Batch {
         self.steps.len() - 1
     }
 
+    /// Whether it has no step.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+    }
+
     /// Adds `other`'s steps after these; returns the index of its first.
     pub fn append(&mut self, other: Batch) -> usize {
         let first = self.steps.len();

@@ -237,6 +237,26 @@ impl Db {
         }
     }
 
+    /// [`Db::begin_write`] for a unit whose loss with a crash of PostgreSQL
+    /// is made good otherwise (a settle the sweep finishes, a relayed wake
+    /// every listener makes good when its link drops): there its commit
+    /// does not wait for the disk, set in the trip that begins it (issue
+    /// 50). On SQLite it joins the writer's group as any unit does.
+    ///
+    /// # Errors
+    /// When no connection is available.
+    pub async fn begin_write_unflushed(&self) -> Result<Tx, sqlx::Error> {
+        match (&self.writer, self.backend.commit_without_flush_sql()) {
+            (None, Some(unflushed)) => {
+                let pool = self.pool.as_pool().ok_or(sqlx::Error::PoolClosed)?;
+                pool.begin_with(sql(format!("BEGIN; {unflushed}")))
+                    .await
+                    .map(Tx::pooled)
+            }
+            _ => self.begin_write().await,
+        }
+    }
+
     /// What the writer has committed so far (SQLite; PostgreSQL commits
     /// on its own and reports zeros).
     #[must_use]

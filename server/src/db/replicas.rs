@@ -96,10 +96,11 @@ pub async fn send(
 }
 
 /// Stores `payloads` from replica `origin` in one statement, in order, and
-/// announces each as [`send`] does; `wake_ups`: the transaction commits
-/// without waiting for the disk (`synchronous_commit = off`), since a wake
-/// lost with a crash of PostgreSQL is made good by every replica's
-/// listener, which re-reads its waiters' bundles when its link drops.
+/// announces each as [`send`] does, in the caller's transaction: one whose
+/// commit need not wait for the disk ([`super::Db::begin_write_unflushed`]),
+/// since a wake lost with a crash of PostgreSQL is made good by every
+/// replica's listener, which re-reads its waiters' bundles when its link
+/// drops.
 ///
 /// # Errors
 /// Database errors.
@@ -111,9 +112,6 @@ pub async fn send_many(
 ) -> sqlx::Result<()> {
     if payloads.is_empty() {
         return Ok(());
-    }
-    if let Some(relaxed) = super::Backend::Postgres.commit_without_flush_sql() {
-        sqlx::query(relaxed).execute(&mut *db).await?;
     }
     // $1 the origin, $2 the time, then one parameter per payload.
     let rows: Vec<String> = (0..payloads.len())

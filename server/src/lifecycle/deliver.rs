@@ -245,16 +245,13 @@ impl Resolving {
         // All of it is one trip to the database (issue 17).
         let now = now_micros();
         let settled = async {
-            let mut tx = self.shared.db.begin_write().await?;
-            let mut also = Batch::new();
             // The answer is on disk with its claim, marked resumed (R6):
             // what follows, lost with a crash of PostgreSQL, is made good
             // as a settle that failed is (the sweep finalizes the claim),
             // so its commit does not wait for the disk: one WAL flush per
             // answer (issue 31).
-            if let Some(relaxed) = self.shared.db.backend().commit_without_flush_sql() {
-                also.push(relaxed.to_owned(), Vec::new());
-            }
+            let mut tx = self.shared.db.begin_write_unflushed().await?;
+            let mut also = Batch::new();
             // Changes nothing only if reconciliation kept the claim
             // meanwhile: either way the answer stands and was sent once.
             repo::finalize_steps(&mut also, self.shared.db.backend(), pending_id, now, ours);

@@ -88,6 +88,7 @@ impl Resolving {
                 by,
                 now,
                 delivery: Delivery::Final,
+                read: bundle,
             };
             let claim =
                 repo::claim_in(&mut tx, &self.shared.db, pending_id, claiming, also).await?;

@@ -126,6 +126,7 @@ impl Resolving {
                 } else {
                     Delivery::Pending
                 },
+                read: bundle,
             };
             let claimed =
                 match repo::complete_active_bundle(&self.shared.db, pending_id, claiming).await {

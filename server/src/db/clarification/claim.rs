@@ -1,24 +1,20 @@
-//! The one claim (P1) and what follows it: a delivery finalized, a claim
-//! restored (R7, R6), a resume marked as attempted; each rewrite fenced by
-//! the claim's token.
+//! The one claim (P1): one guarded UPDATE that, when the bundle is as the
+//! answerer read it, writes each row's final state at once (issue 50).
 
 use clarify_core::delivery::{Facts, Route, route};
-use clarify_core::{AnsweredBy, ClarificationMetadata, Outcome, Status, StoredMessage};
-use sqlx::AnyExecutor;
+use clarify_core::{AnsweredBy, ClarificationMetadata, Outcome, StoredMessage};
 
 use super::{
-    BundleRow, CLARIFICATION_REQUEST, active, load, lock_bundle, write_metadata,
-    write_metadata_step,
+    Bundle, BundleRow, CLARIFICATION_REQUEST, active, lock_bundle_sql, write_metadata_step,
 };
-use crate::db::batch::Batch;
+use crate::db::batch::{Batch, Value};
 use crate::db::messages::Message;
 use crate::db::{Db, Tx};
 
-/// The claim (P1): in one transaction, one guarded UPDATE moves the bundle's
-/// active rows to `responding`, then each claimed row gets its terminal
-/// status, its answer (on `answered`, P1a), who gave it (`answered_by`,
-/// so a winner without provenance cannot exist) and
-/// `response_delivery_pending`.
+/// The claim (P1): in one transaction, one guarded UPDATE takes the
+/// bundle's active rows, and each claimed row gets its terminal status, its
+/// answer (on `answered`, P1a), who gave it (`answered_by`, so a winner
+/// without provenance cannot exist) and `response_delivery_pending`.
 ///
 /// `Some(claim)` when this caller won, `None` when nothing was claimable
 /// (someone else won, or the bundle is not active). No activeness pre-check
@@ -52,6 +48,10 @@ pub struct Claiming<'a> {
     pub now: i64,
     /// Whether the delivery is still to come.
     pub delivery: Delivery,
+    /// The bundle as the answerer read it before the claim: what the claim
+    /// writes is worked out from it, and written only on rows still as
+    /// read (issue 50).
+    pub read: &'a Bundle,
 }
 
 /// Whether a claim's delivery is still to come, or is made by the very
@@ -79,6 +79,12 @@ pub enum Delivery {
 /// claim runs `also` in the same trip as its rows' final writes (issue 17),
 /// only then.
 ///
+/// The UPDATE writes on each row what the claim would write were the row
+/// as `read` and the bundle not polled as a task; on any other row it
+/// writes `responding`, and then every claimed row is written again from
+/// what the UPDATE returned, as read under the claim's lock. Either way
+/// the route is decided from what the claim reads under its lock.
+///
 /// # Errors
 /// Database errors, and a claimed row without a `question_id` (R4a).
 pub async fn claim_in(
@@ -92,27 +98,53 @@ pub async fn claim_in(
         outcome,
         by,
         now,
-        delivery,
+        delivery: asked,
+        read,
     } = claiming;
-    lock_bundle(tx, db, pending_id).await?;
-    let claim = db
-        .backend()
-        .metadata_set(clarify_core::metadata_key::STATUS, "\"responding\"");
-    let claimed: Vec<ClaimedRow> = sqlx::query_as(crate::db::sql(format!(
-        "UPDATE task_session_messages AS m SET metadata = {claim}, updated_at = $2 \
-         WHERE m.pending_id = $1 AND {active} \
-         AND NOT EXISTS (SELECT 1 FROM task_session_messages b WHERE b.pending_id = $1 \
-             AND b.type = '{CLARIFICATION_REQUEST}' AND b.clarification_question_id = '') \
-         RETURNING id, pending_id, task_session_id AS session_id, task_id, turn_id, metadata, \
-             created_at, updated_at, type AS kind, content, \
-             CAST(CASE WHEN {polled} THEN 1 ELSE 0 END AS BIGINT) AS polled",
-        active = active("m"),
-        polled = crate::db::mcp_tasks::polled_sql("$1"),
-    )))
-    .bind(pending_id)
-    .bind(now)
-    .fetch_all(&mut **tx)
-    .await?;
+    let declined = matches!(outcome, Outcome::Rejected { .. });
+    // Worked out from the bundle as read: what each row becomes.
+    let (expected, _) = decide(read.detached(), false, declined, asked);
+    let foreseen: Vec<(&str, &str, String)> = read
+        .rows
+        .iter()
+        .zip(&read.messages)
+        .filter(|(_, message)| !message.metadata.question_id.is_empty())
+        .map(|(row, message)| {
+            let mut meta = message.metadata.clone();
+            finish(&mut meta, outcome, by, expected);
+            (
+                row.id.as_str(),
+                row.metadata.as_str(),
+                meta.to_json().to_string(),
+            )
+        })
+        .collect();
+
+    let mut trip = Batch::new();
+    // The lock and the UPDATE in one trip (issue 50), still two
+    // statements: the UPDATE's snapshot is taken once the lock is held, so
+    // it reads what a writer that held the bundle before it committed.
+    if db.backend().shared() {
+        trip.push(lock_bundle_sql(db.backend()), vec![pending_id.into()]);
+    }
+    let update = trip.push(
+        claim_sql(db, foreseen.len()),
+        [pending_id.into(), now.into()]
+            .into_iter()
+            .chain(foreseen.iter().flat_map(|(id, before, after)| {
+                [
+                    Value::from(*id),
+                    Value::from(*before),
+                    Value::from(after.as_str()),
+                ]
+            }))
+            .collect(),
+    );
+    let mut done = trip.run(tx, db.backend()).await?;
+    let claimed = std::mem::take(&mut done[update].rows)
+        .iter()
+        .map(<ClaimedRow as sqlx::FromRow<_>>::from_row)
+        .collect::<sqlx::Result<Vec<_>>>()?;
     if claimed.is_empty() {
         return Ok(None);
     }
@@ -120,28 +152,22 @@ pub async fn claim_in(
     // before it: an agent that stopped waiting (a cancelled call or task)
     // or polls a task is never handed the answer live (A5a, R7).
     let polled = claimed.iter().any(|c| c.polled != 0);
+    let written_at_once = claimed.len() == foreseen.len()
+        && claimed.iter().all(|c| {
+            foreseen
+                .iter()
+                .any(|(id, _, after)| *id == c.row.id && *after == c.row.metadata)
+        });
     let parsed: Vec<_> = claimed.into_iter().map(|c| (c.row.stored(), c)).collect();
     let detached = parsed
         .iter()
         .any(|(message, _)| message.metadata.agent_disconnected);
-    // The caller's delivery was what it read before the claim; the route
-    // is decided again from what the claim reads under its lock (the
-    // delivery machine's `Claim` row, clarify_core::delivery).
-    let facts = Facts {
-        polled,
-        attached: delivery == Delivery::Final && !detached,
-        declined: matches!(outcome, Outcome::Rejected { .. }),
-        has_target: delivery == Delivery::Resume,
-    };
-    let (delivery, also) = match (route(facts), delivery) {
-        (Route::Live, _) => (Delivery::Final, also),
-        (Route::Resume, _) => (Delivery::Resume, also),
-        // Only a hand-over to a blocked agent rides on the claim's trip.
-        (_, Delivery::Final) => (Delivery::Pending, Batch::new()),
-        _ => (Delivery::Pending, also),
-    };
+    let (delivery, keeps_also) = decide(detached, polled, declined, asked);
+    let also = if keeps_also { also } else { Batch::new() };
+    // The rows the UPDATE did not write as they end, or not as the route
+    // now decided has them: each written again, whole.
+    let rewrite = !(written_at_once && delivery == expected);
 
-    let status = outcome.status();
     let mut writes = Batch::new();
     let mut messages = Vec::with_capacity(parsed.len());
     let mut rows = Vec::with_capacity(parsed.len());
@@ -152,19 +178,18 @@ pub async fn claim_in(
         },
     ) in parsed
     {
-        let meta = &mut message.metadata;
-        if meta.question_id.is_empty() {
+        if message.metadata.question_id.is_empty() {
             return Err(sqlx::Error::Protocol(format!(
                 "clarification message {} is missing question_id",
                 row.id
             )));
         }
-        meta.status = status.into();
-        meta.response = outcome.answer_for(&meta.question_id).cloned();
-        meta.response_delivery_pending = delivery != Delivery::Final;
-        meta.resume_attempted = delivery == Delivery::Resume;
-        meta.answered_by = Some(by.clone());
-        let metadata = write_metadata_step(&mut writes, &row.id, meta, now);
+        let metadata = if rewrite {
+            finish(&mut message.metadata, outcome, by, delivery);
+            write_metadata_step(&mut writes, &row.id, &message.metadata, now)
+        } else {
+            row.metadata
+        };
         messages.push(message);
         rows.push(Message {
             id: row.id,
@@ -190,7 +215,9 @@ pub async fn claim_in(
         reason.clone_into(&mut row.reject_reason);
     }
     writes.append(also);
-    writes.run(tx, db.backend()).await?;
+    if !writes.is_empty() {
+        writes.run(tx, db.backend()).await?;
+    }
     // In transcript order, as a read of the bundle returns them.
     rows.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
     Ok(Some(Claim {
@@ -201,6 +228,66 @@ pub async fn claim_in(
         detached,
         polled,
     }))
+}
+
+/// The claim's UPDATE (`$1` the bundle, `$2` now, then per foreseen row
+/// its id, its metadata as read and its metadata as claimed).
+fn claim_sql(db: &Db, foreseen: usize) -> String {
+    let taken = db
+        .backend()
+        .metadata_set(clarify_core::metadata_key::STATUS, "\"responding\"");
+    let polled = crate::db::mcp_tasks::polled_sql("$1");
+    let at_once: String = (0..foreseen)
+        .map(|n| {
+            let (id, before, after) = (3 * n + 3, 3 * n + 4, 3 * n + 5);
+            format!(" WHEN m.id = ${id} AND m.metadata = ${before} THEN ${after}")
+        })
+        .collect();
+    format!(
+        "UPDATE task_session_messages AS m SET \
+         metadata = CASE WHEN {polled} THEN {taken}{at_once} ELSE {taken} END, \
+         updated_at = $2 \
+         WHERE m.pending_id = $1 AND {active} \
+         AND NOT EXISTS (SELECT 1 FROM task_session_messages b WHERE b.pending_id = $1 \
+             AND b.type = '{CLARIFICATION_REQUEST}' AND b.clarification_question_id = '') \
+         RETURNING id, pending_id, task_session_id AS session_id, task_id, turn_id, metadata, \
+             created_at, updated_at, type AS kind, content, \
+             CAST(CASE WHEN {polled} THEN 1 ELSE 0 END AS BIGINT) AS polled",
+        active = active("m"),
+    )
+}
+
+/// The delivery a claim makes, and whether the caller's `also` rides on
+/// its trip, decided by the delivery machine's `Claim` row
+/// (clarify_core::delivery) from the facts `asked` for and read.
+fn decide(detached: bool, polled: bool, declined: bool, asked: Delivery) -> (Delivery, bool) {
+    let facts = Facts {
+        polled,
+        attached: asked == Delivery::Final && !detached,
+        declined,
+        has_target: asked == Delivery::Resume,
+    };
+    match (route(facts), asked) {
+        (Route::Live, _) => (Delivery::Final, true),
+        (Route::Resume, _) => (Delivery::Resume, true),
+        // Only a hand-over to a blocked agent rides on the claim's trip.
+        (_, Delivery::Final) => (Delivery::Pending, false),
+        _ => (Delivery::Pending, true),
+    }
+}
+
+/// What a won claim writes on a row's metadata.
+fn finish(
+    meta: &mut ClarificationMetadata,
+    outcome: &Outcome,
+    by: &AnsweredBy,
+    delivery: Delivery,
+) {
+    meta.status = outcome.status().into();
+    meta.response = outcome.answer_for(&meta.question_id).cloned();
+    meta.response_delivery_pending = delivery != Delivery::Final;
+    meta.resume_attempted = delivery == Delivery::Resume;
+    meta.answered_by = Some(by.clone());
 }
 
 /// A row as the claim's UPDATE returns it.
@@ -247,120 +334,4 @@ pub struct Claim {
     /// The bundle is an MCP task its agent still polls: its answer is kept
     /// for that poll (pull delivery).
     pub polled: bool,
-}
-
-/// Which claimed, undelivered rows a delivery rewrite may touch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Guard {
-    /// Every one (one process, just started: nobody else is delivering).
-    Any,
-    /// Those untouched since then (abandoned by a replica that died).
-    UntouchedBefore(i64),
-    /// Those of this delivery: still carrying its token.
-    Claim(i64),
-}
-
-impl Guard {
-    fn admits(self, updated_at: i64) -> bool {
-        match self {
-            Self::Any => true,
-            Self::UntouchedBefore(cutoff) => updated_at < cutoff,
-            Self::Claim(token) => updated_at == token,
-        }
-    }
-}
-
-/// Rolls a claimed bundle whose delivery failed, or was abandoned, back to
-/// pending, so it is answerable again (R7, R6). Returns whether anything was
-/// restored.
-///
-/// # Errors
-/// Database errors.
-pub async fn restore(db: &Db, pending_id: &str, now: i64, guard: Guard) -> sqlx::Result<bool> {
-    rewrite_delivery_pending(db, pending_id, now, guard, |meta| {
-        meta.status = Status::Pending.into();
-        meta.response = None;
-        meta.response_delivery_pending = false;
-        meta.resume_attempted = false;
-        meta.awaiting_pickup = false;
-        meta.answered_by = None;
-    })
-    .await
-}
-
-/// Rewrites the claimed, undelivered rows of a bundle under their row locks,
-/// so two replicas reconciling at once change each row once.
-async fn rewrite_delivery_pending(
-    db: &Db,
-    pending_id: &str,
-    now: i64,
-    guard: Guard,
-    change: impl Fn(&mut ClarificationMetadata),
-) -> sqlx::Result<bool> {
-    let mut tx = db.begin_write().await?;
-    let changed = rewrite_in(&mut tx, db, pending_id, now, guard, change).await?;
-    tx.commit().await?;
-    Ok(changed)
-}
-
-async fn rewrite_in(
-    tx: &mut Tx,
-    db: &Db,
-    pending_id: &str,
-    now: i64,
-    guard: Guard,
-    change: impl Fn(&mut ClarificationMetadata),
-) -> sqlx::Result<bool> {
-    lock_bundle(tx, db, pending_id).await?;
-    let bundle = load(&mut **tx, pending_id).await?;
-    let mut changed = false;
-    for (row, mut message) in bundle
-        .iter()
-        .flat_map(|b| b.rows.iter().zip(b.messages.clone()))
-    {
-        if !message.metadata.response_delivery_pending || !guard.admits(row.updated_at) {
-            continue;
-        }
-        change(&mut message.metadata);
-        write_metadata(tx, &row.id, &message.metadata, now).await?;
-        changed = true;
-    }
-    Ok(changed)
-}
-
-/// Every bundle left claimed but undelivered, e.g. by a crash (R6).
-///
-/// # Errors
-/// Database errors.
-pub async fn delivery_pending(db: impl AnyExecutor<'_>) -> sqlx::Result<Vec<String>> {
-    let rows: Vec<(String,)> = sqlx::query_as(crate::db::sql(format!(
-        "SELECT DISTINCT m.pending_id FROM task_session_messages m \
-         WHERE m.type = '{CLARIFICATION_REQUEST}' AND m.clarification_delivery_pending = 1"
-    )))
-    .fetch_all(db)
-    .await?;
-    Ok(rows.into_iter().map(|(p,)| p).collect())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Guard;
-
-    #[test]
-    fn a_guard_admits_only_the_rows_its_delivery_may_touch() {
-        assert!(
-            Guard::Any.admits(5),
-            "a process just started owns every claim"
-        );
-        assert!(
-            Guard::UntouchedBefore(10).admits(9),
-            "abandoned long enough"
-        );
-        assert!(
-            !Guard::UntouchedBefore(10).admits(10),
-            "touched at the cutoff"
-        );
-        assert!(Guard::Claim(7).admits(7), "this delivery's own claim");
-        assert!(!Guard::Claim(7).admits(8), "a claim taken back and re-made");
-    }
 }

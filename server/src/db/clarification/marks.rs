@@ -2,11 +2,10 @@
 //! resume attempted, kept for pickup. Each is one UPDATE fenced by the
 //! claim's token.
 
-use super::{CLARIFICATION_REQUEST, Guard, lock_bundle, lock_bundle_sql};
+use super::{CLARIFICATION_REQUEST, Guard, lock_bundle_sql};
 use crate::db::batch::Batch;
 use crate::db::{Backend, Db};
 use clarify_core::metadata_key as key;
-use sqlx::AnyExecutor;
 
 /// Marks a claimed bundle's delivery as done.
 ///
@@ -29,7 +28,8 @@ enum Flags {
 /// Changes the flags of the claimed, undelivered rows `guard` admits, in
 /// one guarded UPDATE (issue 17: a load and a write per row were a
 /// transaction of their own). On PostgreSQL the rows are locked in id
-/// order first, as every write of a bundle does.
+/// order first, as every write of a bundle does, in the same trip as the
+/// UPDATE (issue 50).
 async fn flag(
     db: &Db,
     pending_id: &str,
@@ -38,28 +38,11 @@ async fn flag(
     flags: Flags,
 ) -> sqlx::Result<bool> {
     let mut tx = db.begin_write().await?;
-    lock_bundle(&mut tx, db, pending_id).await?;
-    let changed = flag_in(&mut *tx, db, pending_id, now, guard, flags).await?;
+    let mut batch = Batch::new();
+    let changes = flag_steps(&mut batch, db.backend(), pending_id, now, guard, flags);
+    let done = batch.run(&mut tx, db.backend()).await?;
     tx.commit().await?;
-    Ok(changed)
-}
-
-async fn flag_in(
-    executor: impl AnyExecutor<'_>,
-    db: &Db,
-    pending_id: &str,
-    now: i64,
-    guard: Guard,
-    flags: Flags,
-) -> sqlx::Result<bool> {
-    let (sql, token) = flag_sql(db.backend(), guard, flags);
-    let done = sqlx::query(crate::db::sql(sql))
-        .bind(pending_id)
-        .bind(now)
-        .bind(token)
-        .execute(executor)
-        .await?;
-    Ok(done.rows_affected() > 0)
+    Ok(done[changes].affected > 0)
 }
 
 /// [`finalize`] as steps of a batch; the returned step changes rows
@@ -71,14 +54,27 @@ pub fn finalize_steps(
     now: i64,
     guard: Guard,
 ) -> usize {
+    flag_steps(batch, backend, pending_id, now, guard, Flags::Delivered)
+}
+
+/// [`flag`]'s steps: the lock (PostgreSQL), then the guarded UPDATE, the
+/// step returned.
+fn flag_steps(
+    batch: &mut Batch,
+    backend: Backend,
+    pending_id: &str,
+    now: i64,
+    guard: Guard,
+    flags: Flags,
+) -> usize {
     if backend.shared() {
         batch.push(lock_bundle_sql(backend), vec![pending_id.into()]);
     }
-    let (sql, token) = flag_sql(backend, guard, Flags::Delivered);
+    let (sql, token) = flag_sql(backend, guard, flags);
     batch.push(sql, vec![pending_id.into(), now.into(), token.into()])
 }
 
-/// The guarded UPDATE of [`flag_in`] (`$1` the bundle, `$2` now, `$3` the
+/// The guarded UPDATE of [`flag_steps`] (`$1` the bundle, `$2` now, `$3` the
 /// guard's token) and the token to bind.
 fn flag_sql(backend: Backend, guard: Guard, flags: Flags) -> (String, i64) {
     let metadata = match flags {

@@ -9,6 +9,7 @@ mod assign;
 mod bundle;
 mod claim;
 mod marks;
+mod restore;
 mod transition;
 
 use std::collections::HashSet;
@@ -23,10 +24,9 @@ use super::{Backend, Db, Tx};
 
 pub use assign::assign;
 pub use bundle::{Bundle, BundleRow};
-pub use claim::{
-    Claim, Claiming, Delivery, Guard, claim_in, complete_active_bundle, delivery_pending, restore,
-};
+pub use claim::{Claim, Claiming, Delivery, claim_in, complete_active_bundle};
 pub use marks::{Mark, finalize, finalize_steps, mark};
+pub use restore::{Guard, delivery_pending, restore};
 pub use transition::{
     Scope, Transition, detach_completed_sql, detach_completed_steps, due, due_sql, transition,
     transition_in,
