@@ -22,21 +22,23 @@
 //!
 //! `SCALE_HISTORY=5000 SCALE_PENDING=200 WAKE=200 cargo bench -p clarify-tests --bench scale`
 //! for a quick run (`SCALE_CALLS`: list calls, 300; `WAKE_ALONE`: baseline
-//! wakes, 50); `SCALE_ONLY=lists` (or `wake`) for one part.
+//! wakes, 50; `WAITERS_DECAY`: seconds the allocator is given to hand back
+//! what arrivals freed before memory is read, 12; `BENCH_BIN`: another
+//! build, a baseline); `SCALE_ONLY=lists` (or `wake`) for one part.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use clarify_server::db::{messages, tasks};
 use clarify_server::{AppState, Config};
-use clarify_tests::bench::{percentiles, setting};
+use clarify_tests::bench::{percentiles, server_binary, setting};
 use clarify_tests::mcp;
 use clarify_tests::process::{
     ServerProcess, agent_session, database_url, fresh_dir, post_json as post,
 };
 use serde_json::{Value, json};
 
-const BINARY: &str = env!("CARGO_BIN_EXE_clarify-under-test");
+const BUILT: &str = env!("CARGO_BIN_EXE_clarify-under-test");
 const SESSIONS_PER_TASK: usize = 10;
 
 fn question(n: usize) -> Value {
@@ -123,7 +125,7 @@ async fn lists(history: usize, pending: usize) {
         started.elapsed()
     );
     let calls = setting("SCALE_CALLS", 300);
-    let server = ServerProcess::start_in(BINARY, "", dir);
+    let server = ServerProcess::start_in(&server_binary(BUILT), "", dir);
     let url = server.url.clone();
     let http = reqwest::Client::new();
 
@@ -332,9 +334,9 @@ async fn wakes(url: &str, pid: u32, agents: usize, rate: usize) -> Crowd {
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
-    // Blocked means waiting server-side: give the last long polls a moment.
-    tokio::time::sleep(Duration::from_secs(1)).await;
-    let blocked_rss = clarify_tests::process::rss_kib(pid);
+    // Blocked means waiting server-side: read once the last long polls are
+    // in and the allocator has given back what their arrival freed.
+    let blocked_rss = clarify_tests::process::settled_rss(pid).await;
     // The server's health, probed every 10 ms until the last is answered.
     let probing = Arc::new(std::sync::atomic::AtomicBool::new(true));
     let probe = {
@@ -406,8 +408,12 @@ async fn main() {
     }
     // Every agent is the one user's (auth off): room for their sessions.
     let open = (agents + 100).to_string();
-    let server =
-        ServerProcess::start_with(BINARY, "", fresh_dir(), &["--max-open-sessions", &open]);
+    let server = ServerProcess::start_with(
+        &server_binary(BUILT),
+        "",
+        fresh_dir(),
+        &["--max-open-sessions", &open],
+    );
     let mut alone = Vec::new();
     let mut alone_health = Vec::new();
     for _ in 0..setting("WAKE_ALONE", 50) {

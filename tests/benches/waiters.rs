@@ -9,44 +9,16 @@
 //! wait holds nothing but the rows.
 //!
 //! `WAITERS=2000 cargo bench -p clarify-tests --bench waiters` for a quick run;
-//! `WAITERS_BIN=path` measures another build of the server (a baseline);
+//! `BENCH_BIN=path` measures another build of the server (a baseline);
 //! `WAITERS_ONLY=rest` (or `mcp`) blocks that kind only, `tasks` runs only
 //! the tasks.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use clarify_tests::mcp;
-use clarify_tests::process::{ServerProcess, agent_session, post_json as post, rss_kib};
+use clarify_tests::process::{ServerProcess, agent_session, post_json as post};
 use rmcp::model::{CallToolRequestParams, CallToolResponse};
 use serde_json::{Value, json};
-
-/// Waits until the resident set has stopped growing (the server has taken
-/// every waiter in), then for the allocator's decay (jemalloc gives back
-/// what it freed over 10 s, in a background thread), and returns it: what
-/// the server holds once the arrivals are over, not their wake.
-/// `WAITERS_DECAY=0` skips that wait (the test command's smoke).
-async fn settled_rss(pid: u32) -> u64 {
-    let decay = clarify_tests::bench::setting("WAITERS_DECAY", 12);
-    let grown = stable_rss(pid).await;
-    if decay == 0 {
-        return grown;
-    }
-    tokio::time::sleep(Duration::from_secs(decay as u64)).await;
-    stable_rss(pid).await
-}
-
-/// The resident set once it has stopped changing.
-async fn stable_rss(pid: u32) -> u64 {
-    let mut last = rss_kib(pid);
-    loop {
-        tokio::time::sleep(Duration::from_millis(1500)).await;
-        let now = rss_kib(pid);
-        if now.abs_diff(last) * 200 < last.max(1) {
-            return now;
-        }
-        last = now;
-    }
-}
 
 /// The server's tasks alive now (`clarify_tasks_alive`): what each waiter
 /// keeps running, beside what it keeps in memory.
@@ -81,11 +53,7 @@ async fn main() {
     // (auth is off): more than the default share of open sessions.
     // The tasks' agents are as many again.
     let open = (2 * waiters + 1).to_string();
-    // `WAITERS_BIN`: another build of the server (a baseline), run alike.
-    let binary = std::env::var("WAITERS_BIN")
-        .ok()
-        .filter(|path| !path.is_empty())
-        .unwrap_or_else(|| env!("CARGO_BIN_EXE_clarify-under-test").to_owned());
+    let binary = clarify_tests::bench::server_binary(env!("CARGO_BIN_EXE_clarify-under-test"));
     let server = ServerProcess::start_with(
         &binary,
         &wrap,
@@ -119,7 +87,7 @@ async fn main() {
         }
     }
     println!("  set up {waiters} questions in {:.1?}", started.elapsed());
-    let baseline = settled_rss(pid).await;
+    let baseline = clarify_tests::process::settled_rss(pid).await;
     let tasks_before = tasks_alive(&setup, &url).await;
     println!("  server RSS before: {baseline} KiB, {tasks_before} tasks alive");
 
@@ -132,7 +100,7 @@ async fn main() {
             let _ = client.get(url).bearer_auth(token).send().await;
         }));
     }
-    let after_rest = settled_rss(pid).await;
+    let after_rest = clarify_tests::process::settled_rss(pid).await;
     let rest_each = (after_rest.saturating_sub(baseline)) as f64 / half.max(1) as f64;
     let tasks_rest = tasks_alive(&setup, &url).await;
     println!(
@@ -149,7 +117,7 @@ async fn main() {
             let _ = mcp::call(&client, "ask_user_question_kandev", &args).await;
         }));
     }
-    let after_all = settled_rss(pid).await;
+    let after_all = clarify_tests::process::settled_rss(pid).await;
     let mcp_each = (after_all.saturating_sub(after_rest)) as f64 / (waiters - half).max(1) as f64;
     let each = (after_all.saturating_sub(baseline)) as f64 / waiters as f64;
     let tasks_all = tasks_alive(&setup, &url).await;
@@ -178,7 +146,7 @@ async fn tasks(setup: &reqwest::Client, url: &str, pid: u32, count: usize) {
     for n in 0..count {
         tokens.push(agent_session(setup, url, &format!("task agent {n}")).await);
     }
-    let before = settled_rss(pid).await;
+    let before = clarify_tests::process::settled_rss(pid).await;
     let endpoint = format!("{url}/mcp/agent");
     for (n, token) in tokens.iter().enumerate() {
         let client = mcp::connect_modern(&endpoint, token, true).await;
@@ -192,7 +160,7 @@ async fn tasks(setup: &reqwest::Client, url: &str, pid: u32, count: usize) {
         );
         let _ = client.cancel().await;
     }
-    let after = settled_rss(pid).await;
+    let after = clarify_tests::process::settled_rss(pid).await;
     let each = (after.saturating_sub(before)) as f64 / count.max(1) as f64;
     println!(
         "  {count} agents waiting as MCP tasks (nothing held between polls): {after} KiB ({each:.1} KiB each, from {before} KiB)"

@@ -23,3 +23,13 @@ pub fn percentiles(mut samples: Vec<Duration>) -> (f64, f64, f64) {
     let at = |p: usize| samples[(samples.len() * p / 100).min(samples.len() - 1)];
     (ms(at(50)), ms(at(99)), ms(samples[samples.len() - 1]))
 }
+
+/// The server binary a bench runs: `built` (its `CARGO_BIN_EXE_*`), or
+/// `BENCH_BIN` when set, another build measured alike (a baseline).
+#[must_use]
+pub fn server_binary(built: &str) -> String {
+    std::env::var("BENCH_BIN")
+        .ok()
+        .filter(|path| !path.is_empty())
+        .unwrap_or_else(|| built.to_owned())
+}

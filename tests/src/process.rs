@@ -194,3 +194,31 @@ pub fn rss_kib(pid: u32) -> u64 {
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or(0)
 }
+
+/// Waits until the resident set has stopped growing (the server has taken
+/// every waiter in), then for the allocator's decay (jemalloc gives back
+/// what it freed over 10 s, in a background thread), and returns it: what
+/// the server holds once the arrivals are over, not their wake.
+/// `WAITERS_DECAY=0` skips that wait (the test command's smoke).
+pub async fn settled_rss(pid: u32) -> u64 {
+    let decay = crate::bench::setting("WAITERS_DECAY", 12);
+    let grown = stable_rss(pid).await;
+    if decay == 0 {
+        return grown;
+    }
+    tokio::time::sleep(std::time::Duration::from_secs(decay as u64)).await;
+    stable_rss(pid).await
+}
+
+/// The resident set once it has stopped changing.
+async fn stable_rss(pid: u32) -> u64 {
+    let mut last = rss_kib(pid);
+    loop {
+        tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+        let now = rss_kib(pid);
+        if now.abs_diff(last) * 200 < last.max(1) {
+            return now;
+        }
+        last = now;
+    }
+}
