@@ -335,8 +335,13 @@ async fn wakes(url: &str, pid: u32, agents: usize, rate: usize) -> Crowd {
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
     // Blocked means waiting server-side: read once the last long polls are
-    // in and the allocator has given back what their arrival freed.
-    let blocked_rss = clarify_tests::process::settled_rss(pid).await;
+    // in and the allocator has given back what their arrival freed (not
+    // for the baseline's single agents, whose memory is not reported).
+    let blocked_rss = if agents > 1 {
+        clarify_tests::process::settled_rss(pid).await
+    } else {
+        clarify_tests::process::rss_kib(pid)
+    };
     // The server's health, probed every 10 ms until the last is answered.
     let probing = Arc::new(std::sync::atomic::AtomicBool::new(true));
     let probe = {
