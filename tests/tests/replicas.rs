@@ -634,6 +634,25 @@ async fn the_relay_lag_and_the_wake_are_measured_where_the_agent_waits() {
         ..Config::default()
     })
     .await;
+    // The first replica's link must be up before the answer, else its
+    // waiter is woken by the re-read every (re)connection makes, and
+    // nothing relayed is measured (seen under the full suite's load): a
+    // question asked on the second is relayed to the first.
+    let (_, warm, warm_token) = second.session(None).await;
+    second.ask(&warm, &warm_token, question("warm-up")).await;
+    let relayed = async || {
+        let text = clarify_tests::metrics::scrape(&first).await;
+        clarify_tests::metrics::sample(&text, "clarify_relay_lag_seconds_count").unwrap_or(0.0)
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while relayed().await < 1.0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "nothing relayed to the first"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let before = relayed().await;
     let (_, session, token) = first.session(None).await;
     let pending = first.ask(&session, &token, question("relayed?")).await;
     let wait = first
@@ -650,7 +669,7 @@ async fn the_relay_lag_and_the_wake_are_measured_where_the_agent_waits() {
     let text = clarify_tests::metrics::scrape(&first).await;
     let count = |series: &str| clarify_tests::metrics::sample(&text, series);
     assert!(
-        count("clarify_relay_lag_seconds_count").unwrap_or(0.0) >= 1.0,
+        count("clarify_relay_lag_seconds_count").unwrap_or(0.0) > before,
         "{text}"
     );
     assert_eq!(count("clarify_wake_seconds_count"), Some(1.0), "{text}");
