@@ -8,6 +8,12 @@ anywhere.
 
     python answers.py BINARY [--answers 3000] [--users 16] [--synchronous full|normal]
 
+It also prints where the machine's CPU went per answer (issue 50): the
+server's, PostgreSQL's (every process of that name), Locust's and the
+webhook receiver's, read from `/proc` and `getrusage` around the answers;
+what the server and its database spend bounds the rate on this many cores
+whatever the load generator costs.
+
 `--synchronous` is the server's `--sqlite-synchronous` (issue 31: `full`,
 the default, acknowledges an answer only once it is on disk).
 
@@ -17,6 +23,7 @@ Fails when an answer is not claimed, or an agent is not resumed.
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -36,11 +43,20 @@ class Receiver(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     received = 0
     lock = threading.Lock()
+    # (how many are awaited, the event set once they are in)
+    all_in = None
+
+    @classmethod
+    def check(cls):
+        with cls.lock:
+            if cls.all_in and cls.received >= cls.all_in[0]:
+                cls.all_in[1].set()
 
     def do_POST(self):
         self.rfile.read(int(self.headers.get("content-length", 0)))
         with Receiver.lock:
             Receiver.received += 1
+        Receiver.check()
         self.send_response(200)
         self.send_header("content-length", "0")
         self.end_headers()
@@ -110,6 +126,54 @@ def locust(base, user_class, pending_file, users):
     return rate, stats["num_failures"], percentile(0.5), percentile(0.99)
 
 
+def cpu_seconds(pids=None, comm=None):
+    """CPU seconds (user and system) of the processes `pids`, or of every
+    process named `comm`, from `/proc`."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or (pids is not None and int(entry.name) not in pids):
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue  # gone meanwhile
+        name, fields = stat[stat.index("(") + 1 : stat.rindex(")")], stat[stat.rindex(")") + 2 :].split()
+        if comm is None or name == comm:
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / tick
+
+
+def cpu_snapshot(server):
+    """Seconds of CPU so far: the server, PostgreSQL, Locust (this script's
+    children, counted once they are waited for) and this script (the
+    webhook receiver's threads)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {
+        "server": cpu_seconds(pids={server.pid}),
+        "PostgreSQL": cpu_seconds(comm="postgres"),
+        "Locust": children.ru_utime + children.ru_stime,
+        "webhook receiver": own.ru_utime + own.ru_stime,
+    }
+
+
+def report_cpu(before, after, answers, elapsed):
+    """Prints CPU milliseconds per answer by process, and the ceiling each
+    total puts on this machine's cores."""
+    cores = os.cpu_count() or 1
+    spent = {name: (after[name] - before[name]) * 1000 / answers for name in before}
+    print(f"  CPU per answer ({cores} cores, {elapsed:.1f} s of answers):")
+    for name, ms in spent.items():
+        print(f"    {name + ':':<18} {ms:>6.2f} ms")
+    served = spent["server"] + spent["PostgreSQL"]
+    total = sum(spent.values())
+    print(
+        f"    all four: {total:.2f} ms (at most {cores * 1000 / total:.0f}/s on {cores} cores); "
+        f"the server and its database: {served:.2f} ms (at most {cores * 1000 / served:.0f}/s)"
+    )
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("binary")
@@ -130,12 +194,26 @@ def main():
         directory,
         ["--max-open-sessions", str(args.answers + 1000), "--sqlite-synchronous", args.synchronous],
         database=args.database_url,
-    ) as (_, base):
+    ) as (server, base):
         pending = prepare(base, receiver, args.answers)
+        if args.database_url:
+            # What autovacuum does within a minute of a table growing by a
+            # tenth: the questions were just written to an empty database,
+            # and planned against an empty table's statistics PostgreSQL
+            # scans whole partial indexes for one session's rows (issue 50:
+            # 327 answers/s against 532, docs/MEASURED.md).
+            subprocess.run(["psql", args.database_url, "-qc", "ANALYZE"], check=True)
         pending_file = Path(directory) / "pending"
         pending_file.write_text("\n".join(pending))
         baseline = locust(base, "Baseline", pending_file, args.users)
+        before = cpu_snapshot(server)
         answered = locust(base, "Answerer", pending_file, args.users)
+        # The resumes trail the answers a little: their work is the answers'.
+        resumed = threading.Event()
+        Receiver.all_in = (args.answers, resumed)
+        Receiver.check()
+        resumed.wait(timeout=30)
+        after = cpu_snapshot(server)
     hooks.shutdown()
 
     ratio = answered[0] / baseline[0] if baseline[0] else 0.0
@@ -151,6 +229,7 @@ def main():
         f"p99 {answered[3]} ms ({ratio:.3f}x baseline)"
     )
     print(f"  agents resumed: {Receiver.received} of {args.answers}")
+    report_cpu(before, after, args.answers, args.answers / answered[0] if answered[0] else 0.0)
     failed = answered[1] + baseline[1]
     if failed or Receiver.received < args.answers:
         print(f"FAILED: {failed} requests failed, {args.answers - Receiver.received} agents not resumed")
