@@ -1,33 +1,39 @@
 //! The identity layer in front of every protected API route: it resolves the
 //! caller once and hands it to handlers as the [`Caller`] extractor.
 
-use axum::extract::{FromRequestParts, Request, State};
+use axum::extract::{FromRequestParts, Request};
 use axum::http::request::Parts;
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 
 use super::error::Error;
 use crate::auth::Caller;
 use crate::auth::identify::identify;
 use crate::state::AppState;
 
-/// Rejects a request without a valid identity (auth on) with 401 and
-/// records the caller for the handler.
-pub async fn require_identity(
-    State(state): State<AppState>,
-    mut request: Request,
-    next: Next,
-) -> Response {
-    // Boxed: the lookup's future is large and done before `next` runs, while
-    // this one lives as long as the request (a long poll's 120 s included).
-    match Box::pin(identify(state.db(), request.headers(), state.config.auth)).await {
-        Ok(Some(caller)) => {
-            request.extensions_mut().insert(caller);
-            next.run(request).await
-        }
-        Ok(None) => Error::Unauthorized.into_response(),
-        Err(error) => Error::from(error).into_response(),
-    }
+/// The layer: rejects a request without a valid identity (auth on) with
+/// 401 and records the caller for the handler.
+pub fn layer(
+    state: AppState,
+) -> super::gate::AsyncCheck<
+    impl Fn(Request) -> super::gate::Checking + Clone + Send + Sync + 'static,
+> {
+    super::gate::AsyncCheck(move |mut request: Request| {
+        let state = state.clone();
+        // Boxed by the gate: the lookup is done before the route runs,
+        // while the route's future lives as long as the request (a long
+        // poll's 120 s included).
+        let checking: super::gate::Checking = Box::pin(async move {
+            match identify(state.db(), request.headers(), state.config.auth).await {
+                Ok(Some(caller)) => {
+                    request.extensions_mut().insert(caller);
+                    Ok(request)
+                }
+                Ok(None) => Err(Error::Unauthorized.into_response()),
+                Err(error) => Err(Error::from(error).into_response()),
+            }
+        });
+        checking
+    })
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Caller {

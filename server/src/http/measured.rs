@@ -4,26 +4,38 @@
 
 use std::time::Instant;
 
-use axum::extract::{Request, State};
-use axum::middleware::Next;
+use axum::extract::Request;
 use axum::response::Response;
 
 use crate::measure::Measure;
 
-/// The middleware: counts and times each request after it is answered.
-pub async fn record(State(measure): State<Measure>, request: Request, next: Next) -> Response {
-    let route = super::route::of(&request).to_owned();
-    let started = Instant::now();
-    let response = next.run(request).await;
-    let status = response.status().as_u16().to_string();
-    measure.count(
-        "clarify_http_requests_total",
-        &[("route", route.clone()), ("status", status)],
-    );
-    measure.observe(
-        "clarify_http_request_seconds",
-        &[("route", route)],
-        started.elapsed(),
-    );
-    response
+/// The layer: counts and times each request once it is answered.
+pub fn layer(measure: Measure) -> super::gate::Observe<Counted> {
+    super::gate::Observe(Counted(measure))
+}
+
+/// [`layer`]'s observer.
+#[derive(Clone)]
+pub struct Counted(Measure);
+
+impl super::gate::Observer for Counted {
+    /// The route, and when the request came.
+    type Seen = (String, Instant);
+
+    fn start(&self, request: &Request) -> Self::Seen {
+        (super::route::of(request).to_owned(), Instant::now())
+    }
+
+    fn finish(&self, (route, started): Self::Seen, response: &Response) {
+        let status = response.status().as_u16().to_string();
+        self.0.count(
+            "clarify_http_requests_total",
+            &[("route", route.clone()), ("status", status)],
+        );
+        self.0.observe(
+            "clarify_http_request_seconds",
+            &[("route", route)],
+            started.elapsed(),
+        );
+    }
 }

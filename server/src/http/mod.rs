@@ -13,6 +13,7 @@ mod auth;
 mod clarification;
 pub mod error;
 pub mod extract;
+pub mod gate;
 pub mod identity;
 pub mod integrations;
 pub mod json;
@@ -50,7 +51,16 @@ pub fn routes(state: &AppState) -> Router<AppState> {
     router
         .merge(openapi::route(api, state.config.auth))
         .merge(activity_page::routes())
-        .layer(axum::Extension(activity::TeamReads::default()))
+        // One layer for both (a `Router::layer` boxes each request's
+        // future once more: `app`'s stack).
+        .layer(
+            tower::ServiceBuilder::new()
+                .layer(axum::Extension(activity::TeamReads::default()))
+                .layer(axum::Extension(ws::limits::sockets(
+                    state.config.ws_per_user.unwrap_or(ws::limits::PER_USER),
+                    state.config.ws_total.unwrap_or(ws::limits::TOTAL),
+                ))),
+        )
 }
 
 /// The route table; each handler's `#[utoipa::path]` gives both its route
@@ -62,16 +72,8 @@ fn api(state: &AppState) -> OpenApiRouter<AppState> {
         .routes(routes!(auth::me))
         .routes(routes!(oidc::start))
         .routes(routes!(oidc::callback));
-    let sockets = ws::limits::sockets(
-        state.config.ws_per_user.unwrap_or(ws::limits::PER_USER),
-        state.config.ws_total.unwrap_or(ws::limits::TOTAL),
-    );
     protected()
-        .route_layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            identity::require_identity,
-        ))
-        .layer(axum::Extension(sockets))
+        .route_layer(identity::layer(state.clone()))
         .merge(open)
 }
 

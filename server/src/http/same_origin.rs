@@ -12,11 +12,10 @@
 //!   anywhere but this server itself or the `--cors-origin` is refused.
 //!   Tools send no `Origin` and are served.
 
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::header::{HOST, ORIGIN};
 use axum::http::uri::Authority;
 use axum::http::{HeaderMap, Method};
-use axum::middleware::Next;
 use axum::response::{IntoResponse as _, Response};
 
 use super::error::Error;
@@ -225,27 +224,26 @@ fn normalize_host(host: &str) -> String {
     host.trim().trim_end_matches('.').to_ascii_lowercase()
 }
 
-/// The middleware: refuses with 403 before routing.
-pub async fn enforce(
-    State(policy): State<std::sync::Arc<SameOrigin>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    match policy.check(
-        request.method(),
-        request.uri().authority(),
-        request.headers(),
-    ) {
-        Ok(()) => next.run(request).await,
-        Err(refusal) => {
-            tracing::debug!(
-                ?refusal,
-                route = super::route::of(&request),
-                "refused a request from elsewhere"
-            );
-            Error::from(refusal).into_response()
-        }
-    }
+/// The layer: refuses with 403 before the route runs.
+pub fn layer(
+    policy: SameOrigin,
+) -> super::gate::Check<impl Fn(&Request) -> Option<Response> + Clone + Send + Sync + 'static> {
+    let policy = std::sync::Arc::new(policy);
+    super::gate::Check(move |request: &Request| {
+        let refusal = policy
+            .check(
+                request.method(),
+                request.uri().authority(),
+                request.headers(),
+            )
+            .err()?;
+        tracing::debug!(
+            ?refusal,
+            route = super::route::of(request),
+            "refused a request from elsewhere"
+        );
+        Some(Error::from(refusal).into_response())
+    })
 }
 
 #[cfg(test)]

@@ -4,25 +4,25 @@
 //! leaking ids, and a default CSP that allows nothing (JSON needs nothing).
 //! The overlay's page sets its own CSP (`web_assets::PAGE_CSP`).
 
-use axum::Router;
-use axum::http::{HeaderName, HeaderValue, header};
-use tower_http::set_header::SetResponseHeaderLayer;
+use axum::http::{HeaderValue, header};
+use axum::response::Response;
 
 /// What responses get when the handler set nothing else.
 const DEFAULT_CSP: &str = "default-src 'none'; frame-ancestors 'none'";
 
-/// Adds the headers to every response of `router`.
-pub fn apply<S: Clone + Send + Sync + 'static>(router: Router<S>) -> Router<S> {
-    let headers: [(HeaderName, &'static str); 4] = [
+/// Adds the headers a response lacks (the router's stack runs this on
+/// every response).
+pub fn add(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    for (name, value) in [
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
         (header::X_FRAME_OPTIONS, "DENY"),
         (header::REFERRER_POLICY, "no-referrer"),
         (header::CONTENT_SECURITY_POLICY, DEFAULT_CSP),
-    ];
-    headers.into_iter().fold(router, |router, (name, value)| {
-        router.layer(SetResponseHeaderLayer::if_not_present(
-            name,
-            HeaderValue::from_static(value),
-        ))
-    })
+    ] {
+        headers
+            .entry(name)
+            .or_insert_with(|| HeaderValue::from_static(value));
+    }
+    response
 }

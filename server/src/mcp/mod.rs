@@ -39,7 +39,6 @@ use tower_http::limit::RequestBodyLimitLayer;
 use crate::auth::Caller;
 use crate::auth::identify::identify;
 use crate::http::error::Error;
-use crate::http::identity::require_identity;
 use crate::state::AppState;
 
 /// The MCP routes, each behind its own authentication.
@@ -104,7 +103,7 @@ pub fn routes(state: &AppState) -> Router<AppState> {
             binding::bind,
         ))
         .layer(RequestBodyLimitLayer::new(binding::MAX_BODY))
-        .layer(from_fn_with_state(state.clone(), require_identity));
+        .layer(crate::http::identity::layer(state.clone()));
     agent_routes.merge(external_routes)
 }
 
@@ -115,7 +114,7 @@ async fn require_agent(
     mut request: Request,
     next: Next,
 ) -> Response {
-    // Boxed, as in `require_identity`: done before the call runs.
+    // Boxed, as in `http::identity::layer`: done before the call runs.
     match Box::pin(identify(state.db(), request.headers(), state.config.auth)).await {
         Ok(Some(caller)) if caller.agent().is_some() => {
             request.extensions_mut().insert(caller);
