@@ -20,29 +20,33 @@ use futures_util::future::{BoxFuture, Either, Ready};
 use pin_project_lite::pin_project;
 use tower::{Layer, Service};
 
-/// A synchronous check: `Some` is the response given instead of the route's.
+/// One of the gates below as a layer in front of a route.
 #[derive(Clone)]
-pub struct Check<F>(pub F);
+pub struct Gate<G>(pub G);
 
-impl<S, F: Clone> Layer<S> for Check<F> {
-    type Service = Checked<S, F>;
+impl<S, G: Clone> Layer<S> for Gate<G> {
+    type Service = Gated<S, G>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        Checked {
+        Gated {
             inner,
-            check: self.0.clone(),
+            gate: self.0.clone(),
         }
     }
 }
 
-/// [`Check`]'s service.
+/// A route behind its gate.
 #[derive(Clone)]
-pub struct Checked<S, F> {
+pub struct Gated<S, G> {
     inner: S,
-    check: F,
+    gate: G,
 }
 
-impl<S, F> Service<Request> for Checked<S, F>
+/// A synchronous check: `Some` is the response given instead of the route's.
+#[derive(Clone)]
+pub struct Check<F>(pub F);
+
+impl<S, F> Service<Request> for Gated<S, Check<F>>
 where
     S: Service<Request, Response = Response, Error = Infallible>,
     F: Fn(&Request) -> Option<Response>,
@@ -56,7 +60,7 @@ where
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        match (self.check)(&request) {
+        match (self.gate.0)(&request) {
             None => Either::Right(self.inner.call(request)),
             Some(response) => Either::Left(futures_util::future::ready(Ok(response))),
         }
@@ -68,29 +72,11 @@ where
 #[derive(Clone)]
 pub struct AsyncCheck<F>(pub F);
 
-impl<S, F: Clone> Layer<S> for AsyncCheck<F> {
-    type Service = AsyncChecked<S, F>;
-
-    fn layer(&self, inner: S) -> Self::Service {
-        AsyncChecked {
-            inner,
-            check: self.0.clone(),
-        }
-    }
-}
-
-/// [`AsyncCheck`]'s service.
-#[derive(Clone)]
-pub struct AsyncChecked<S, F> {
-    inner: S,
-    check: F,
-}
-
 /// What [`AsyncCheck`] runs: boxed, since it is done before the route
 /// runs and the box goes with it.
 pub type Checking = BoxFuture<'static, Result<Request, Response>>;
 
-impl<S, F> Service<Request> for AsyncChecked<S, F>
+impl<S, F> Service<Request> for Gated<S, AsyncCheck<F>>
 where
     S: Service<Request, Response = Response, Error = Infallible> + Clone,
     F: Fn(Request) -> Checking,
@@ -108,14 +94,14 @@ where
         let clone = self.inner.clone();
         let inner = std::mem::replace(&mut self.inner, clone);
         AsyncCheckFuture::Checking {
-            check: (self.check)(request),
+            check: (self.gate.0)(request),
             inner: Some(inner),
         }
     }
 }
 
 pin_project! {
-    /// [`AsyncChecked`]'s future: the check, then the route's own future.
+    /// [`AsyncCheck`]'s future: the check, then the route's own future.
     #[project = AsyncCheckProjection]
     pub enum AsyncCheckFuture<S: Service<Request>> {
         Checking { check: Checking, inner: Option<S> },
@@ -163,25 +149,7 @@ pub trait Observer: Clone {
 #[derive(Clone)]
 pub struct Observe<O>(pub O);
 
-impl<S, O: Observer> Layer<S> for Observe<O> {
-    type Service = Observed<S, O>;
-
-    fn layer(&self, inner: S) -> Self::Service {
-        Observed {
-            inner,
-            observer: self.0.clone(),
-        }
-    }
-}
-
-/// [`Observe`]'s service.
-#[derive(Clone)]
-pub struct Observed<S, O> {
-    inner: S,
-    observer: O,
-}
-
-impl<S, O> Service<Request> for Observed<S, O>
+impl<S, O> Service<Request> for Gated<S, Observe<O>>
 where
     S: Service<Request, Response = Response, Error = Infallible>,
     O: Observer,
@@ -195,16 +163,16 @@ where
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        let seen = self.observer.start(&request);
+        let seen = self.gate.0.start(&request);
         ObserveFuture {
             future: self.inner.call(request),
-            seen: Some((seen, self.observer.clone())),
+            seen: Some((seen, self.gate.0.clone())),
         }
     }
 }
 
 pin_project! {
-    /// [`Observed`]'s future: the route's, then `finish`.
+    /// [`Observe`]'s future: the route's, then `finish`.
     pub struct ObserveFuture<Fut, O: Observer> {
         #[pin]
         future: Fut,
@@ -265,7 +233,9 @@ mod tests {
     async fn a_check_refuses_without_calling_the_route_and_passes_what_it_allows() {
         let calls = Arc::new(AtomicUsize::new(0));
         let service = ServiceBuilder::new()
-            .layer(Check(|r: &Request| (r.uri().path() == "/no").then(refused)))
+            .layer(Gate(Check(|r: &Request| {
+                (r.uri().path() == "/no").then(refused)
+            })))
             .service(route(&calls));
         let no = service.clone().oneshot(request("/no")).await.unwrap();
         assert_eq!(no.status(), StatusCode::FORBIDDEN);
@@ -282,7 +252,7 @@ mod tests {
         let counted = seen.clone();
         let inner = route(&calls);
         let service = ServiceBuilder::new()
-            .layer(AsyncCheck(|mut r: Request| -> Checking {
+            .layer(Gate(AsyncCheck(|mut r: Request| -> Checking {
                 Box::pin(async move {
                     tokio::task::yield_now().await; // resolves on a later poll
                     if r.uri().path() == "/no" {
@@ -291,7 +261,7 @@ mod tests {
                     r.extensions_mut().insert(7_usize);
                     Ok(r)
                 })
-            }))
+            })))
             .service(service_fn(move |r: Request| {
                 counted.store(*r.extensions().get::<usize>().unwrap(), Ordering::SeqCst);
                 inner.clone().oneshot(r)
@@ -330,7 +300,7 @@ mod tests {
         let calls = Arc::new(AtomicUsize::new(0));
         let observed = Log::default();
         let service = ServiceBuilder::new()
-            .layer(Observe(observed.clone()))
+            .layer(Gate(Observe(observed.clone())))
             .service(route(&calls));
         service.clone().oneshot(request("/a")).await.unwrap();
         service.oneshot(request("/b")).await.unwrap();

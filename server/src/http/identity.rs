@@ -14,10 +14,12 @@ use crate::state::AppState;
 /// 401 and records the caller for the handler.
 pub fn layer(
     state: AppState,
-) -> super::gate::AsyncCheck<
-    impl Fn(Request) -> super::gate::Checking + Clone + Send + Sync + 'static,
+) -> super::gate::Gate<
+    super::gate::AsyncCheck<
+        impl Fn(Request) -> super::gate::Checking + Clone + Send + Sync + 'static,
+    >,
 > {
-    super::gate::AsyncCheck(move |mut request: Request| {
+    super::gate::Gate(super::gate::AsyncCheck(move |mut request: Request| {
         let state = state.clone();
         // Boxed by the gate: the lookup is done before the route runs,
         // while the route's future lives as long as the request (a long
@@ -33,7 +35,7 @@ pub fn layer(
             }
         });
         checking
-    })
+    }))
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Caller {

@@ -10,8 +10,8 @@ use axum::response::Response;
 use crate::measure::Measure;
 
 /// The layer: counts and times each request once it is answered.
-pub fn layer(measure: Measure) -> super::gate::Observe<Counted> {
-    super::gate::Observe(Counted(measure))
+pub fn layer(measure: Measure) -> super::gate::Gate<super::gate::Observe<Counted>> {
+    super::gate::Gate(super::gate::Observe(Counted(measure)))
 }
 
 /// [`layer`]'s observer.

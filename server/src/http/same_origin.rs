@@ -227,9 +227,11 @@ fn normalize_host(host: &str) -> String {
 /// The layer: refuses with 403 before the route runs.
 pub fn layer(
     policy: SameOrigin,
-) -> super::gate::Check<impl Fn(&Request) -> Option<Response> + Clone + Send + Sync + 'static> {
+) -> super::gate::Gate<
+    super::gate::Check<impl Fn(&Request) -> Option<Response> + Clone + Send + Sync + 'static>,
+> {
     let policy = std::sync::Arc::new(policy);
-    super::gate::Check(move |request: &Request| {
+    super::gate::Gate(super::gate::Check(move |request: &Request| {
         let refusal = policy
             .check(
                 request.method(),
@@ -243,7 +245,7 @@ pub fn layer(
             "refused a request from elsewhere"
         );
         Some(Error::from(refusal).into_response())
-    })
+    }))
 }
 
 #[cfg(test)]
