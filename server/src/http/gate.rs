@@ -229,6 +229,19 @@ mod tests {
         response
     }
 
+    /// `/no` is refused before the route; `/yes` reaches it, once.
+    async fn refuses_no_and_passes_yes<S>(service: S, calls: &AtomicUsize)
+    where
+        S: Service<Request, Response = Response, Error = Infallible> + Clone,
+    {
+        let no = service.clone().oneshot(request("/no")).await.unwrap();
+        assert_eq!(no.status(), StatusCode::FORBIDDEN);
+        assert_eq!(calls.load(Ordering::SeqCst), 0);
+        let yes = service.oneshot(request("/yes")).await.unwrap();
+        assert_eq!(yes.status(), StatusCode::OK);
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+    }
+
     #[tokio::test]
     async fn a_check_refuses_without_calling_the_route_and_passes_what_it_allows() {
         let calls = Arc::new(AtomicUsize::new(0));
@@ -237,12 +250,7 @@ mod tests {
                 (r.uri().path() == "/no").then(refused)
             })))
             .service(route(&calls));
-        let no = service.clone().oneshot(request("/no")).await.unwrap();
-        assert_eq!(no.status(), StatusCode::FORBIDDEN);
-        assert_eq!(calls.load(Ordering::SeqCst), 0);
-        let yes = service.oneshot(request("/yes")).await.unwrap();
-        assert_eq!(yes.status(), StatusCode::OK);
-        assert_eq!(calls.load(Ordering::SeqCst), 1);
+        refuses_no_and_passes_yes(service, &calls).await;
     }
 
     #[tokio::test]
@@ -266,12 +274,7 @@ mod tests {
                 counted.store(*r.extensions().get::<usize>().unwrap(), Ordering::SeqCst);
                 inner.clone().oneshot(r)
             }));
-        let no = service.clone().oneshot(request("/no")).await.unwrap();
-        assert_eq!(no.status(), StatusCode::FORBIDDEN);
-        assert_eq!(calls.load(Ordering::SeqCst), 0);
-        let yes = service.oneshot(request("/yes")).await.unwrap();
-        assert_eq!(yes.status(), StatusCode::OK);
-        assert_eq!(calls.load(Ordering::SeqCst), 1);
+        refuses_no_and_passes_yes(service, &calls).await;
         assert_eq!(
             seen.load(Ordering::SeqCst),
             7,
