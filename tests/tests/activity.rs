@@ -146,7 +146,7 @@ async fn the_figures_count_only_what_the_viewer_may_see() {
 
     assert_eq!(get(&server, Some(&agent), "/api/v1/activity").await.0, 403);
     assert_eq!(get(&server, None, "/api/v1/activity").await.0, 401);
-    for days in ["0", "91", "two", "-1", "1.5"] {
+    for days in ["0", "91", "two", "-1", "1.5", "%0B", "%2014", "14%20"] {
         let (status, _, body) = get(
             &server,
             Some(&alice),

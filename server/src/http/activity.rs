@@ -65,7 +65,9 @@ pub struct ActivityQuery {
 impl ActivityQuery {
     /// The days asked for, or a 400 naming `days`.
     pub fn days(&self) -> Result<u32> {
-        match self.days.as_deref().map(str::trim) {
+        // Not trimmed: the document allows digits or nothing, and a
+        // space or a control character is neither (Schemathesis sent `\v`).
+        match self.days.as_deref() {
             None | Some("") => Ok(DAYS),
             Some(text) => text
                 .parse::<u32>()
